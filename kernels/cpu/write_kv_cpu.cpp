@@ -1,0 +1,23 @@
+// set_kv_buffer on the CPU: scatter the new tokens' K and V rows into the layer's pool by out_cache_loc.
+// Checked by tests/kernels/write_kv_cpu_test.cpp.
+#include <cstring>
+
+#include "kernels/cpu/kernels_cpu.hpp"
+
+namespace attnbench {
+
+void write_kv_cpu(const KvWriteParams& p, void*) {
+  const std::size_t row = static_cast<std::size_t>(p.num_kv_heads) * p.head_dim * dtype_size(p.dtype);
+  auto* kc = static_cast<char*>(p.k_cache);
+  auto* vc = static_cast<char*>(p.v_cache);
+  const auto* kn = static_cast<const char*>(p.k_new);
+  const auto* vn = static_cast<const char*>(p.v_new);
+#pragma omp parallel for schedule(static) if (p.num_tokens > 256)
+  for (int t = 0; t < p.num_tokens; ++t) {
+    const std::int64_t slot = p.out_cache_loc[t];
+    std::memcpy(kc + slot * row, kn + t * row, row);
+    std::memcpy(vc + slot * row, vn + t * row, row);
+  }
+}
+
+}  // namespace attnbench

@@ -1,0 +1,15 @@
+// One function per subcommand. Each returns the process exit code; results go to files / stdout,
+// progress and warnings to stderr.
+#pragma once
+
+#include <ostream>
+
+#include "app/options.hpp"
+
+namespace attnbench {
+
+int run_memory_command(const MemoryOptions& options, std::ostream& out);
+int run_list_command(std::ostream& out);
+int run_env_command(std::ostream& out);
+
+}  // namespace attnbench

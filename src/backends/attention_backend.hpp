@@ -1,0 +1,73 @@
+// AttentionBackend: the interface SGLang's attention backends implement (base_attn_backend.py @30cb848d4),
+// reduced to what attnbench drives. Names follow SGLang's so that a SGLang developer finds their way.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/forward_batch.hpp"
+#include "engine/model_runner.hpp"
+
+namespace attnbench {
+
+// What a RadixAttention layer tells the backend.
+struct Layer {
+  int layer_id = 0;
+  float scaling = 1.0f;          // 1 / sqrt(head_dim)
+  int sliding_window_size = -1;  // config.sliding_window - 1 on windowed layers, -1 otherwise
+  float logit_cap = 0.0f;        // 0: none
+  const float* sinks = nullptr;  // [num_qo_heads] device, or nullptr
+};
+
+// The tensors of one attention call, on the backend's device.
+struct AttentionIO {
+  const void* q = nullptr;  // [num_tokens, num_qo_heads, head_dim]
+  const void* k = nullptr;  // [num_tokens, num_kv_heads, head_dim] the new tokens' keys
+  const void* v = nullptr;  // [num_tokens, num_kv_heads, head_dim]
+  // [num_tokens, num_qo_heads, head_dim]. SGLang's backends allocate their output per call; attnbench
+  // passes one in (the runner poisons it first), which both backends would allocate alike.
+  void* o = nullptr;
+};
+
+// Whether a backend runs a case; `note` travels to the row either way (e.g. a path SGLang uses only on SM100).
+struct Support {
+  bool ok = true;
+  std::string reason;
+  static Support yes(std::string note = {}) { return {true, std::move(note)}; }
+  static Support no(std::string why) { return {false, std::move(why)}; }
+};
+
+class AttentionBackend {
+ public:
+  virtual ~AttentionBackend() = default;
+
+  virtual std::string_view name() const = 0;
+  // Whether this backend (as constructed) runs `mode`, eagerly or under a CUDA graph.
+  virtual Support supports(ForwardMode mode, bool cuda_graph) const = 0;
+
+  // Eager metadata for one step (SGLang's default: out_graph then in_graph).
+  virtual void init_forward_metadata(const ForwardBatch& fb) {
+    init_forward_metadata_out_graph(fb, false);
+    init_forward_metadata_in_graph(fb);
+  }
+  // CUDA-graph metadata: the part done on the host before capture / replay ...
+  virtual void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) {}
+  // ... and the part recorded into the graph.
+  virtual void init_forward_metadata_in_graph(const ForwardBatch& fb) {}
+  // Static buffers for graphs of up to max_bs requests / max_num_tokens tokens (called once).
+  virtual void init_cuda_graph_state(int max_bs, int max_num_tokens) = 0;
+  // seq_len given to padded slots of a captured batch.
+  virtual int get_cuda_graph_seq_len_fill_value() const = 0;
+
+  // SGLang's AttentionBackend.forward: decode modes go to forward_decode, the rest to forward_extend.
+  void forward(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache = true) {
+    if (fb.forward_mode == ForwardMode::decode)
+      forward_decode(io, layer, fb, save_kv_cache);
+    else
+      forward_extend(io, layer, fb, save_kv_cache);
+  }
+  virtual void forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) = 0;
+  virtual void forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) = 0;
+};
+
+}  // namespace attnbench

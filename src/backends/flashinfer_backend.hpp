@@ -1,0 +1,93 @@
+// FlashInferAttnBackend (python/sglang/srt/layers/attention/flashinfer_backend.py @30cb848d4), modelled:
+// the same allocations at construction, graph state and capture (sglang-backends.md sections 1a, 2a), the
+// same per-step metadata (a fresh kv_indices from req_to_token, plan() with its device-to-host reads), and
+// the same kernel calls (token-indexed paged decode; extend = ragged + paged + merge, or paged only).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "backends/attention_backend.hpp"
+#include "backends/flashinfer_wrappers.hpp"
+
+namespace attnbench {
+
+class FlashInferBackend : public AttentionBackend {
+ public:
+  explicit FlashInferBackend(ModelRunner& model_runner, bool skip_prefill = false);
+
+  std::string_view name() const override { return "flashinfer"; }
+  Support supports(ForwardMode mode, bool cuda_graph) const override;
+  void init_forward_metadata(const ForwardBatch& fb) override;
+  void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override;
+  void init_cuda_graph_state(int max_bs, int max_num_tokens) override;
+  int get_cuda_graph_seq_len_fill_value() const override { return 1; }  // L1239-1240
+  void forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) override;
+  void forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) override;
+
+  // Bytes of the float workspace (F1) this constructor asks for, from the environment as it is now
+  // (SGLANG_FLASHINFER_WORKSPACE_SIZE, default 384 MiB) after the architecture / deterministic overrides.
+  static std::int64_t float_workspace_bytes(ModelRunner& model_runner);
+  // should_use_tensor_core (L2383-2429).
+  static bool use_tensor_cores(const ModelRunner& model_runner);
+
+ protected:
+  // Which wrapper set serves a layer: 0 for sliding-window layers, 1 for full layers when there are two
+  // (_get_wrapper_idx, L1462-1472).
+  int wrapper_index(const Layer& layer) const;
+  void write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const;
+
+  ModelRunner& model_runner_;
+  Device& device_;
+  int num_qo_heads_, num_kv_heads_, head_dim_;
+  DType dtype_;
+  int num_wrappers_;  // 2 with a sliding window (L379-381)
+  int max_bs_;        // req_to_token_pool.size
+  int max_context_len_;
+  bool skip_prefill_;
+  bool use_tensor_cores_;
+
+  // --- construction (section 1a) ---
+  std::shared_ptr<Buffer> workspace_buffer_;  // F1 [ws bytes] uint8, shared "flashinfer_workspace"
+  std::vector<Buffer> kv_indptr_;             // F2 per wrapper [max_bs + 1] int32, zeros
+  Buffer kv_last_page_len_;                   // F3 [max_bs] int32, ones
+  std::vector<Buffer> qo_indptr_;             // F4 per wrapper [max_bs + 1] int32, zeros (not skip_prefill)
+  std::unique_ptr<RaggedPrefillWrapper> prefill_wrapper_ragged_;                // F5
+  std::vector<std::unique_ptr<PagedPrefillWrapper>> prefill_wrappers_paged_;   // F6
+  std::vector<std::unique_ptr<PagedPrefillWrapper>> prefill_wrappers_verify_;  // F7
+  std::vector<std::unique_ptr<DecodeWrapper>> decode_wrappers_;                 // F8
+
+  // --- CUDA-graph state (section 2a) ---
+  std::vector<Buffer> cuda_graph_kv_indices_;  // per wrapper [max_num_tokens * max_context_len] int32, zeros
+  Buffer cuda_graph_custom_mask_;              // [max_num_tokens * max_context_len] uint8, zeros
+  std::vector<Buffer> cuda_graph_qk_indptr_;   // per wrapper [max_bs + 1] int32 (clone of kv_indptr)
+  std::vector<Buffer> cuda_graph_qo_indptr_;   // per wrapper [max_bs + 1] int32 (clone of kv_indptr)
+  std::map<int, std::vector<std::unique_ptr<DecodeWrapper>>> decode_cuda_graph_metadata_;
+  std::map<int, std::vector<std::unique_ptr<PagedPrefillWrapper>>> prefill_cuda_graph_metadata_;
+
+  // --- per step ---
+  struct ForwardMetadata {
+    ForwardMode mode = ForwardMode::decode;
+    std::vector<DecodeWrapper*> decode_wrappers;
+    std::vector<PagedPrefillWrapper*> prefill_wrappers;
+    bool use_ragged = false;
+    bool extend_no_prefix = true;
+  };
+  ForwardMetadata forward_metadata_;
+  std::vector<Buffer> kv_indices_;    // per wrapper, this step's kv_indices (torch.empty each step)
+  std::vector<Buffer> kv_start_;      // per wrapper [bs] int32: trimmed window heads (sliding window only)
+  Buffer verify_qo_indptr_;           // target_verify: arange(0, bs*N+1, N), new each step (eager)
+  std::vector<Buffer> verify_kv_indptr_;  // target_verify: per wrapper [bs + 1], new each step (eager)
+
+ private:
+  void update_decode(const ForwardBatch& fb, const std::vector<DecodeWrapper*>& wrappers, bool graph, bool fast_plan);
+  void update_extend(const ForwardBatch& fb, bool use_ragged);
+  void update_verify(const ForwardBatch& fb, const std::vector<PagedPrefillWrapper*>& wrappers, bool graph);
+  // kv_indptr[w][0..bs] = prefix sum of the (trimmed) lengths; kv_start_[w] when trimmed. Returns the host lengths.
+  std::vector<std::int32_t> build_indptr(int w, const std::int32_t* lens_dev, const std::int32_t* sub_dev,
+                                         const std::vector<std::int32_t>& lens_host, int clamp, int batch_size,
+                                         std::int32_t* indptr_dev);
+};
+
+}  // namespace attnbench

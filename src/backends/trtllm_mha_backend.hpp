@@ -1,0 +1,108 @@
+// TRTLLMHAAttnBackend (python/sglang/srt/layers/attention/trtllm_mha_backend.py @30cb848d4), modelled.
+//
+// TrtllmMhaImpl is everything TRTLLM-MHA itself does: its allocations (T1-T3, section 1b), graph state
+// (section 2b), page-table metadata and block-table kernel calls (section 3.2). Two backends use it:
+//   trtllm_mha         TrtllmMhaBackend: inherits AttentionBackend directly (the change of SGLang #28808);
+//   trtllm_mha_legacy  TrtllmMhaLegacyBackend (trtllm_mha_legacy_backend.hpp): inherits FlashInferBackend,
+//                      as SGLang does today, and overrides every method with this same implementation.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "backends/attention_backend.hpp"
+
+namespace attnbench {
+
+class TrtllmMhaImpl {
+ public:
+  // workspace_bytes: T1's size as captured on constructor entry (workspace_bytes_at_entry).
+  TrtllmMhaImpl(ModelRunner& model_runner, std::int64_t workspace_bytes);
+
+  // L120-127: SGLANG_FLASHINFER_WORKSPACE_SIZE if it is in os.environ when the constructor is entered,
+  // else DEFAULT_WORKSPACE_SIZE_MB = 512 (L63). Read before the parent constructor can change it.
+  static std::int64_t workspace_bytes_at_entry(const ModelRunner& model_runner);
+  // Page size and head checks SGLang makes (overrides.py L2173-2186, ctor L220-243); InputError names the option.
+  static void validate(const ModelConfig& model, const ServerArgs& args);
+
+  Support supports(ForwardMode mode, bool cuda_graph) const;
+  void init_forward_metadata(const ForwardBatch& fb);
+  void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture);
+  void init_forward_metadata_in_graph(const ForwardBatch& fb);
+  void init_cuda_graph_state(int max_bs, int max_num_tokens);
+  void forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache);
+  void forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache);
+
+ private:
+  // TRTLLMMHAMetadata (dataclass L66-93): eager steps own their tensors, graph metadata views static ones.
+  struct Metadata {
+    Buffer cache_seqlens_buf, cu_seqlens_q_buf, cu_seqlens_k_buf, page_table_buf;  // owned (eager / per-bs)
+    std::int32_t* cache_seqlens_int32 = nullptr;  // [bs]
+    std::int32_t* cu_seqlens_q = nullptr;         // [bs + 1]
+    std::int32_t* cu_seqlens_k = nullptr;         // [bs + 1]
+    std::int32_t* page_table = nullptr;           // [bs, max_num_pages]
+    int max_seq_len_q = 1;
+    int batch_size = 0;
+  };
+  void write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const;
+  void build_page_table(const ForwardBatch& fb, const Metadata& md) const;
+  void attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel, int q_len_per_req,
+              int total_q) const;
+
+  ModelRunner& model_runner_;
+  Device& device_;
+  int num_qo_heads_, num_kv_heads_, head_dim_, page_size_;
+  DType dtype_;
+  int max_context_len_;
+  int max_num_pages_;  // ceil(context_len / page_size) (L203-205)
+  int num_draft_tokens_;
+
+  // --- construction (section 1b) ---
+  std::shared_ptr<Buffer> workspace_buffer_;  // T1 [W] uint8, zeros, shared "trtllm_mha_zero_workspace"
+  Buffer multi_ctas_kv_counter_buffer_;       // T2 [round_up(max(B*Hq_cfg, sm_count), 8) * 4] uint8, zeros
+  std::shared_ptr<Buffer> default_kv_scale_;  // T3 [1] float32, ones, shared "trtllm_mha_default_kv_scale"
+
+  // --- CUDA-graph state (section 2b) ---
+  struct GraphGroup {
+    Buffer cache_seqlens;  // [max_bs] int32
+    Buffer cu_seqlens_q;   // [max_bs + 1] int32
+    Buffer cu_seqlens_k;   // [max_bs + 1] int32
+    Buffer page_table;     // [max_bs, max_num_pages] int32
+  };
+  GraphGroup decode_graph_, target_verify_graph_, draft_extend_graph_;
+  Buffer page_table_draft_decode_;  // [max_bs, max_num_pages] int32 (speculative only)
+  std::map<int, Metadata> decode_cuda_graph_metadata_;
+  std::map<int, Metadata> target_verify_metadata_;
+
+  Metadata eager_metadata_;
+  const Metadata* forward_metadata_ = nullptr;
+};
+
+class TrtllmMhaBackend : public AttentionBackend {
+ public:
+  explicit TrtllmMhaBackend(ModelRunner& model_runner);
+
+  std::string_view name() const override { return "trtllm_mha"; }
+  Support supports(ForwardMode mode, bool cuda_graph) const override { return impl_.supports(mode, cuda_graph); }
+  void init_forward_metadata(const ForwardBatch& fb) override { impl_.init_forward_metadata(fb); }
+  void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override {
+    impl_.init_forward_metadata_out_graph(fb, in_capture);
+  }
+  void init_forward_metadata_in_graph(const ForwardBatch& fb) override { impl_.init_forward_metadata_in_graph(fb); }
+  void init_cuda_graph_state(int max_bs, int max_num_tokens) override { impl_.init_cuda_graph_state(max_bs, max_num_tokens); }
+  int get_cuda_graph_seq_len_fill_value() const override { return 1; }  // L788-790
+  void forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) override {
+    impl_.forward_decode(io, layer, fb, save_kv_cache);
+  }
+  void forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) override {
+    impl_.forward_extend(io, layer, fb, save_kv_cache);
+  }
+
+ private:
+  // The variant of PRs #31394 / #44073 keeps these two (~32 KiB) for the multi-step draft wrapper.
+  Buffer kv_indptr_;         // [max_bs + 1] int32, zeros (--trtllm-keep-indptr only)
+  Buffer kv_last_page_len_;  // [max_bs] int32, ones (--trtllm-keep-indptr only)
+  TrtllmMhaImpl impl_;
+};
+
+}  // namespace attnbench

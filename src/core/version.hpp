@@ -1,0 +1,12 @@
+// Build identity for the environment fingerprint of every report.
+#pragma once
+
+#include <string>
+
+namespace attnbench {
+
+std::string version();     // "0.1.0"
+std::string git_commit();  // short hash of the commit the binary was configured from, or "unknown"
+std::string compiler();    // "GNU 12.2.0"
+
+}  // namespace attnbench

@@ -1,0 +1,87 @@
+#include "engine/server_args.hpp"
+
+#include <algorithm>
+
+#include "core/errors.hpp"
+
+namespace attnbench {
+
+std::vector<int> default_capture_batch_sizes(int max_bs, bool speculative) {
+  std::vector<int> bs;
+  auto range = [&bs](int a, int b, int step) {
+    for (int x = a; x < b; x += step) bs.push_back(x);
+  };
+  if (!speculative) {
+    bs = {1, 2, 4, 8, 12};
+    range(16, 257, 8);
+    range(272, 512, 16);
+    range(512, max_bs + 1, 32);
+  } else {
+    range(1, 9, 1);
+    range(10, 33, 2);
+    range(40, 65, 4);
+    range(72, 257, 8);
+    range(272, max_bs + 1, 16);
+  }
+  std::erase_if(bs, [max_bs](int x) { return x > max_bs; });
+  if (max_bs >= 1 && std::find(bs.begin(), bs.end(), max_bs) == bs.end()) bs.push_back(max_bs);
+  return bs;
+}
+
+std::vector<int> ServerArgs::capture_batch_sizes() const {
+  if (!cuda_graph_bs.empty()) {
+    std::vector<int> v = cuda_graph_bs;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  return default_capture_batch_sizes(cuda_graph_max_bs, speculative_num_draft_tokens > 0);
+}
+
+ProcessEnv::ProcessEnv(const ServerArgs& args) {
+  if (args.env_flashinfer_workspace_size) set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", *args.env_flashinfer_workspace_size);
+  if (args.env_flashinfer_use_tensor_core)
+    vars_["SGLANG_FLASHINFER_USE_TENSOR_CORE"] = *args.env_flashinfer_use_tensor_core ? "true" : "false";
+  if (args.env_flashinfer_use_paged) vars_["SGLANG_FLASHINFER_USE_PAGED"] = "true";
+}
+
+std::int64_t ProcessEnv::get_int(const std::string& name, std::int64_t fallback) const {
+  auto it = vars_.find(name);
+  return it == vars_.end() ? fallback : std::stoll(it->second);
+}
+
+std::optional<bool> ProcessEnv::get_bool(const std::string& name) const {
+  auto it = vars_.find(name);
+  if (it == vars_.end()) return std::nullopt;
+  return it->second == "true" || it->second == "1";
+}
+
+void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
+  auto fail = [](const std::string& msg) { throw InputError(msg); };
+  if (a.context_len < 0) fail("--context-len: must be positive (got " + std::to_string(a.context_len) + ")");
+  if (a.context_len > (1 << 24)) fail("--context-len: " + std::to_string(a.context_len) + " is beyond 16M tokens");
+  if (a.max_running_requests < 1 || a.max_running_requests > (1 << 20))
+    fail("--max-running-requests: must be in [1, 1048576] (got " + std::to_string(a.max_running_requests) + ")");
+  if (a.cuda_graph_max_bs < 1 || a.cuda_graph_max_bs > 8192)
+    fail("--cuda-graph-max-bs: must be in [1, 8192] (got " + std::to_string(a.cuda_graph_max_bs) + ")");
+  for (int b : a.cuda_graph_bs)
+    if (b < 1 || b > 8192) fail("--cuda-graph-bs: batch sizes must be in [1, 8192] (got " + std::to_string(b) + ")");
+  if (a.page_size < 1 || a.page_size > 4096 || (a.page_size & (a.page_size - 1)) != 0)
+    fail("--page-size: must be a power of two in [1, 4096] (got " + std::to_string(a.page_size) + ")");
+  if (a.speculative_num_draft_tokens < 0 || a.speculative_num_draft_tokens > 64)
+    fail("--speculative-num-draft-tokens: must be in [0, 64] (got " + std::to_string(a.speculative_num_draft_tokens) + ")");
+  if (a.env_flashinfer_workspace_size && (*a.env_flashinfer_workspace_size < 1 || *a.env_flashinfer_workspace_size > (64LL << 30)))
+    fail("--flashinfer-workspace-size: must be in [1, 64 GiB] bytes");
+  if (m.num_layers < 1) fail("--layers: must be at least 1");
+  if (m.num_attention_heads < 1 || m.num_key_value_heads < 1)
+    fail("--model: head counts must be positive");
+  if (m.num_attention_heads % m.tp_size != 0)
+    fail("--model: " + std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " + std::to_string(m.tp_size));
+  if (m.num_qo_heads() % m.num_kv_heads() != 0)
+    fail("--model: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
+         std::to_string(m.num_kv_heads()) + ")");
+  if (m.head_dim != 64 && m.head_dim != 128 && m.head_dim != 256)
+    fail("--model: head_dim " + std::to_string(m.head_dim) + " is not supported (64, 128 or 256)");
+}
+
+}  // namespace attnbench

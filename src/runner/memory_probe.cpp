@@ -1,0 +1,156 @@
+#include "runner/memory_probe.hpp"
+
+#include <algorithm>
+
+#include "backends/registry.hpp"
+#include "core/errors.hpp"
+#include "engine/forward_batch.hpp"
+#include "engine/memory_pool.hpp"
+#include "engine/model_runner.hpp"
+
+namespace attnbench {
+
+namespace {
+
+struct Mark {
+  Ledger::Snapshot ledger;
+  std::optional<MemoryInfo> driver;
+};
+
+Mark mark(Device& d) {
+  d.synchronize();
+  return Mark{d.ledger().snapshot(), d.memory_info()};
+}
+
+MemoryPhase phase_between(const std::string& name, const Mark& a, const Mark& b) {
+  MemoryPhase p;
+  p.phase = name;
+  const Ledger::Totals t = Ledger::diff_totals(a.ledger, b.ledger);
+  p.device_bytes = t[MemKind::device];
+  p.pinned_bytes = t[MemKind::pinned];
+  p.host_bytes = t[MemKind::host];
+  if (a.driver && b.driver) p.driver_delta_bytes = a.driver->free_bytes - b.driver->free_bytes;
+  for (const TagBytes& g : Ledger::diff(a.ledger, b.ledger)) {
+    // Groups are keyed by (tag, kind, phase, shared); fold the phase away, it is this phase.
+    auto it = std::find_if(p.tags.begin(), p.tags.end(), [&](const MemoryTag& m) {
+      return m.tag == g.tag && m.kind == mem_kind_name(g.kind) && m.shared == g.shared;
+    });
+    if (it == p.tags.end())
+      p.tags.push_back(MemoryTag{g.tag, mem_kind_name(g.kind), g.bytes, g.shared, g.count});
+    else {
+      it->bytes += g.bytes;
+      it->count += g.count;
+    }
+  }
+  return p;
+}
+
+// The batch SGLang's graph runner captures with: every slot padded (req_pool_index 0, seq_len = fill value).
+BatchSpec capture_batch(int bs, int fill_value, ForwardMode mode, int num_draft_tokens) {
+  BatchSpec s;
+  s.forward_mode = mode;
+  s.num_draft_tokens = mode == ForwardMode::target_verify ? num_draft_tokens : 0;
+  s.req_pool_indices.assign(static_cast<std::size_t>(bs), 0);
+  s.seq_lens.assign(static_cast<std::size_t>(bs), fill_value);
+  s.out_cache_loc.assign(static_cast<std::size_t>(bs) * std::max(1, s.num_draft_tokens), 0);
+  return s;
+}
+
+}  // namespace
+
+MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_device) {
+  validate_server_args(req.server, req.model);
+  if (req.backends.empty()) throw InputError("--backend: no backend selected");
+  for (const auto& name : req.backends) find_backend(name).validate(req.model, req.server);
+  if (req.prefill_backend) find_backend(*req.prefill_backend, "--prefill-backend").validate(req.model, req.server);
+
+  const std::vector<int> capture_bs = req.server.capture_batch_sizes();
+  const bool graphs = !req.server.disable_cuda_graph && !capture_bs.empty();
+  const int graph_max_bs = capture_bs.empty() ? 0 : *std::max_element(capture_bs.begin(), capture_bs.end());
+  const int n_draft = req.server.speculative_num_draft_tokens;
+  // decode_cuda_graph_runner.py L322-324: the target runner captures TARGET_VERIFY with N tokens per request.
+  const ForwardMode capture_mode = n_draft > 0 ? ForwardMode::target_verify : ForwardMode::decode;
+  const int width = n_draft > 0 ? n_draft : 1;
+
+  MemoryReport report;
+  report.model = req.model.name;
+  report.kv_bytes_per_token = req.model.kv_bytes_per_token();
+
+  std::string device_name;
+  for (const auto& name : req.backends) {
+    const BackendInfo& info = find_backend(name);
+    BackendMemory bm;
+    bm.backend = name;
+    bm.models = info.models;
+    std::unique_ptr<Device> dev = make_device();
+    device_name = dev->name();
+    try {
+      ModelRunner mr(*dev, req.model, req.server);
+      std::unique_ptr<ReqToTokenPool> pool;
+      std::unique_ptr<BatchInputs> inputs;
+      {
+        PhaseScope ps(dev->ledger(), "engine");
+        pool = std::make_unique<ReqToTokenPool>(*dev, 1, 16);  // row 0 (padding) is all capture reads
+        if (graphs) inputs = std::make_unique<BatchInputs>(*dev, graph_max_bs, graph_max_bs * width);
+      }
+      mr.req_to_token_pool = pool.get();
+      std::unique_ptr<AttentionBackend> prefill;
+      if (req.prefill_backend) {
+        PhaseScope ps(dev->ledger(), "prefill_backend");
+        prefill = find_backend(*req.prefill_backend).create(mr);
+      }
+      const Mark m0 = mark(*dev);
+      std::unique_ptr<AttentionBackend> backend;
+      {
+        PhaseScope ps(dev->ledger(), "construct");
+        backend = info.create(mr);
+      }
+      const Mark m1 = mark(*dev);
+      bm.phases.push_back(phase_between("construct", m0, m1));
+      if (graphs) {
+        {
+          PhaseScope ps(dev->ledger(), "graph_state");
+          backend->init_cuda_graph_state(graph_max_bs, graph_max_bs * width);
+        }
+        const Mark m2 = mark(*dev);
+        bm.phases.push_back(phase_between("graph_state", m1, m2));
+        {
+          PhaseScope ps(dev->ledger(), "capture");
+          const int fill = backend->get_cuda_graph_seq_len_fill_value();
+          for (int bs : capture_bs) {
+            const ForwardBatch fb = inputs->load(capture_batch(bs, fill, capture_mode, n_draft));
+            backend->init_forward_metadata_out_graph(fb, /*in_capture=*/true);
+            backend->init_forward_metadata_in_graph(fb);
+          }
+        }
+        const Mark m3 = mark(*dev);
+        bm.phases.push_back(phase_between("capture", m2, m3));
+      }
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      bm.error = e.what();
+    }
+    report.backends.push_back(std::move(bm));
+  }
+
+  auto& c = report.context;
+  const ModelConfig& m = req.model;
+  c.push_back({"model", m.name + " (" + std::to_string(m.num_qo_heads()) + " q / " + std::to_string(m.num_kv_heads()) +
+                            " kv heads per rank, head_dim " + std::to_string(m.head_dim) + ", " +
+                            std::to_string(m.num_layers) + " layers, " + std::string(dtype_name(m.dtype)) +
+                            (m.has_sliding_window() ? ", window " + std::to_string(m.sliding_window) : "") + ")"});
+  c.push_back({"context_len", std::to_string(req.server.effective_context_len(m))});
+  c.push_back({"max_running_requests", std::to_string(req.server.max_running_requests)});
+  c.push_back({"page_size", std::to_string(req.server.page_size)});
+  c.push_back({"cuda_graph",
+               graphs ? "max bs " + std::to_string(graph_max_bs) + ", " + std::to_string(capture_bs.size()) +
+                            " batch sizes, " + std::string(forward_mode_name(capture_mode))
+                      : std::string("disabled")});
+  if (n_draft > 0) c.push_back({"speculative_num_draft_tokens", std::to_string(n_draft)});
+  if (req.prefill_backend) c.push_back({"prefill_backend", *req.prefill_backend + " (built first, shares named buffers)"});
+  c.push_back({"device", device_name});
+  return report;
+}
+
+}  // namespace attnbench
