@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "backends/registry.hpp"
+#include "runner/case.hpp"
 #include "core/errors.hpp"
 #include "core/version.hpp"
 
@@ -23,9 +24,11 @@ class SubcommandConfig : public CLI::ConfigTOML {
   }
 };
 
-void add_model_options(CLI::App* sub, ModelOptions& m) {
-  sub->add_option("--model", m.model, "Model preset (attnbench list shows them)")->capture_default_str();
+void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bool model = true) {
+  if (model) sub->add_option("--model", m.model, "Model preset (attnbench list shows them)")->capture_default_str();
   sub->add_option("--layers", m.layers, "Layers to run (0: the preset's)")->capture_default_str();
+  sub->add_option("--tp-size", m.tp_size, "Tensor-parallel degree: heads per rank = heads / tp (0: the preset's)")
+      ->capture_default_str();
   ServerArgs& s = m.server;
   sub->add_option("--context-len", s.context_len, "SGLang --context-length in tokens (0: the model's)")
       ->capture_default_str();
@@ -37,10 +40,12 @@ void add_model_options(CLI::App* sub, ModelOptions& m) {
   sub->add_option("--cuda-graph-bs", s.cuda_graph_bs, "Explicit capture list (default: SGLang's list up to the max)")
       ->delimiter(',');
   sub->add_flag("--disable-cuda-graph", s.disable_cuda_graph, "No CUDA-graph state or capture");
-  sub->add_option("--page-size", s.page_size, "KV page size in tokens (TRTLLM-MHA: 16/32/64/128)")->capture_default_str();
-  sub->add_option("--speculative-num-draft-tokens", s.speculative_num_draft_tokens,
-                  "Draft tokens per request (0: no speculative decoding)")
-      ->capture_default_str();
+  if (page_size)
+    sub->add_option("--page-size", s.page_size, "KV page size in tokens (TRTLLM-MHA: 16/32/64/128)")->capture_default_str();
+  if (model)  // run: verify cases set it from --draft-tokens
+    sub->add_option("--speculative-num-draft-tokens", s.speculative_num_draft_tokens,
+                    "Draft tokens per request (0: no speculative decoding)")
+        ->capture_default_str();
   sub->add_flag("--enable-deterministic-inference", s.enable_deterministic_inference,
                 "SGLang's deterministic mode (2 GiB FlashInfer workspace, paged extend)");
   sub->add_option("--flashinfer-workspace-size", m.flashinfer_workspace_size,
@@ -90,11 +95,54 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
       ->capture_default_str();
   memory->add_option("--out", out.memory.out, "Write to this file instead of stdout");
 
+  CLI::App* run = app.add_subcommand("run", "Run a sweep: validate every output, time every step, write result rows");
+  CLI::App* validate = app.add_subcommand("validate", "The same sweep without timing; exit 1 when any case fails");
+  for (CLI::App* sub : {run, validate}) {
+    RunOptions& r = out.run;
+    add_model_options(sub, r.m, /*page_size=*/false, /*model=*/false);
+    sub->add_option("--model", r.models, "Model presets, comma separated")->delimiter(',')->capture_default_str();
+    sub->add_option("--page-size", r.page_sizes, "KV page sizes in tokens (TRTLLM-MHA: 16/32/64/128)")->delimiter(',')->capture_default_str();
+    sub->add_option("--backend", r.backends, "Backends, comma separated, or all")->delimiter(',')->capture_default_str();
+    sub->add_option("--mode", r.modes, "decode, extend, verify (comma separated)")->delimiter(',')->capture_default_str();
+    sub->add_option("--dtype", r.dtypes, "bf16, fp16, fp32 (KV cache, queries and outputs)")->delimiter(',')->capture_default_str();
+    sub->add_option("--batch", r.batches, "Requests per step")->delimiter(',')->capture_default_str();
+    sub->add_option("--kv-len", r.kv_lens, "decode / verify: cached tokens per request (the upper bound L with a distribution)")
+        ->delimiter(',')->capture_default_str();
+    sub->add_option("--prefix-len", r.prefix_lens, "extend: cached prefix tokens per request")->delimiter(',')->capture_default_str();
+    sub->add_option("--extend-len", r.extend_lens, "extend: new tokens per request")->delimiter(',')->capture_default_str();
+    sub->add_option("--length-dist", r.length_dist, "fixed, uniform or zipf: per-request lengths in [--length-min, L]")
+        ->capture_default_str();
+    sub->add_option("--length-min", r.length_min, "Lower bound of uniform / zipf lengths")->capture_default_str();
+    sub->add_option("--zipf-s", r.zipf_s, "Zipf exponent")->capture_default_str();
+    sub->add_option("--draft-tokens", r.draft_tokens, "verify: draft tokens per request (chain, topk 1)")->capture_default_str();
+    sub->add_option("--trace", r.trace, "CSV of request_id,prefix_len,extend_len: the batch and its lengths");
+    sub->add_option("--seed", r.seeds, "Seeds of the cache, queries and page shuffling")->delimiter(',')->capture_default_str();
+    sub->add_flag("--sinks", r.sinks, "Attention-sink logits per head (GPT-OSS style)");
+    sub->add_option("--timing", r.timing, "eager, graph (graph rows where the device has CUDA graphs)")->delimiter(',')
+        ->capture_default_str();
+    sub->add_option("--warmup", r.warmup, "Untimed steps before sampling")->capture_default_str();
+    sub->add_option("--min-samples", r.min_samples, "Samples before convergence can stop sampling")->capture_default_str();
+    sub->add_option("--max-samples", r.max_samples, "Sample cap per row")->capture_default_str();
+    sub->add_option("--target-spread", r.target_spread, "Stop when (p90 - p10) / median is below this percent")->capture_default_str();
+    sub->add_option("--time-budget", r.time_budget, "Seconds of sampling per row at most")->capture_default_str();
+    sub->add_flag("--no-flush-l2", r.no_flush_l2, "Do not evict the L2 cache before each timed step");
+    sub->add_flag("--capture-needed-only", r.capture_needed_only, "Capture only the graph that is timed (not SGLang's whole list)");
+    sub->add_option("--reference-flop-budget", r.reference_flop_budget,
+                    "Per layer: beyond this, the reference checks the first and last rows of each request")
+        ->capture_default_str();
+    sub->add_option("--case-id", r.case_id, "Run only the case with this id (see --list-cases)");
+    sub->add_flag("--list-cases", r.list_cases, "Print the expanded case ids and exit");
+    sub->add_option("--out", r.out, "Results CSV (default results/local/run-<time>.csv)");
+  }
+
   CLI::App* list = app.add_subcommand("list", "List backends, model presets and configs");
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
 
+  const std::vector<std::string> known = {"run", "validate", "memory", "list", "env"};
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' && std::find(known.begin(), known.end(), args[0]) == known.end())
+    throw InputError("unknown subcommand '" + args[0] + "' (expected run, validate, memory, list, env); try --help");
   for (const auto& a : args) {  // the subcommand whose options top-level config keys set
-    if (a == "memory" || a == "list" || a == "env") {
+    if (a == "memory" || a == "list" || a == "env" || a == "run" || a == "validate") {
       config_formatter->subcommand = a;
       break;
     }
@@ -119,10 +167,13 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)
-      what = "a subcommand is required (memory, list, env); try --help";
+      what = "a subcommand is required (run, validate, memory, list, env); try --help";
     throw InputError(what);
   }
+  out.args = args;
   if (memory->parsed()) out.command = Command::memory;
+  if (run->parsed()) out.command = Command::run;
+  if (validate->parsed()) out.command = Command::validate;
   if (list->parsed()) out.command = Command::list;
   if (env->parsed()) out.command = Command::env;
   return out;
@@ -132,6 +183,8 @@ ModelConfig resolve_model(const ModelOptions& m) {
   ModelConfig model = find_model_preset(m.model);
   if (m.layers < 0) throw InputError("--layers: must be positive (got " + std::to_string(m.layers) + ")");
   if (m.layers > 0) model.num_layers = m.layers;
+  if (m.tp_size < 0) throw InputError("--tp-size: must be positive (got " + std::to_string(m.tp_size) + ")");
+  if (m.tp_size > 0) model.tp_size = m.tp_size;
   return model;
 }
 
@@ -157,6 +210,34 @@ std::vector<std::string> resolve_backends(const std::vector<std::string>& names)
   }
   if (out.empty()) throw InputError("--backend: no backend selected");
   return out;
+}
+
+}  // namespace attnbench
+
+namespace attnbench {
+
+RunPlan make_run_plan(const RunOptions& r) {
+  RunPlan p;
+  p.models = r.models;
+  p.layers = r.m.layers;
+  p.tp_size = r.m.tp_size;
+  p.server = resolve_server_args(r.m);
+  p.page_sizes = r.page_sizes;
+  p.modes = r.modes;
+  p.dtypes = r.dtypes;
+  p.batches = r.batches;
+  p.kv_lens = r.kv_lens;
+  p.prefix_lens = r.prefix_lens;
+  p.extend_lens = r.extend_lens;
+  p.length_dist = r.length_dist;
+  p.length_min = r.length_min;
+  p.zipf_s = r.zipf_s;
+  p.draft_tokens = r.draft_tokens;
+  p.trace = r.trace;
+  p.seeds = r.seeds;
+  p.sinks = r.sinks;
+  p.backends = resolve_backends(r.backends);
+  return p;
 }
 
 }  // namespace attnbench

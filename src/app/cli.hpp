@@ -16,6 +16,10 @@ ParsedCli parse_cli(const std::vector<std::string>& args);
 // The preset with --layers / server overrides applied, validated (InputError names the option).
 ModelConfig resolve_model(const ModelOptions& m);
 ServerArgs resolve_server_args(const ModelOptions& m);
+// The sweep axes of `run` / `validate` (checked when expanded).
+struct RunPlan;
+RunPlan make_run_plan(const RunOptions& r);
+
 // "all" expands to every registered backend; names are checked against the registry.
 std::vector<std::string> resolve_backends(const std::vector<std::string>& names);
 

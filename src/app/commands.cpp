@@ -1,6 +1,11 @@
 #include "app/commands.hpp"
 
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -11,6 +16,7 @@
 #include "core/version.hpp"
 #include "device/device_factory.hpp"
 #include "runner/memory_probe.hpp"
+#include "runner/sweep.hpp"
 
 namespace attnbench {
 
@@ -42,6 +48,7 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   req.server = resolve_server_args(o.m);
   req.backends = resolve_backends(o.backends);
   if (!o.prefill_backend.empty()) req.prefill_backend = o.prefill_backend;
+  validate_memory_request(req);
   const DeviceChoice choice = parse_device_choice(o.m.device);
   const DeviceChoice resolved = resolve_device_choice(choice);
   if (resolved == DeviceChoice::cuda && !gpu_availability().usable)
@@ -99,6 +106,128 @@ int run_env_command(std::ostream& out) {
   out << "gpu: " << (gpu.usable ? gpu.detail : "none usable (" + gpu.detail + ")") << "\n";
   out << "device auto: " << device_choice_name(resolve_device_choice(DeviceChoice::automatic)) << "\n";
   return 0;
+}
+
+}  // namespace attnbench
+
+namespace attnbench {
+
+namespace {
+
+std::string default_results_path() {
+  const std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "results/local/run-%Y%m%d-%H%M%S.csv", std::localtime(&t));
+  return buf;
+}
+
+// The sweep's own options, for repro commands: the arguments as given minus the subcommand, --out,
+// --backend, --case-id and --list-cases.
+std::string repro_options(const std::vector<std::string>& args) {
+  std::string out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "run" || a == "validate" || a == "--list-cases") continue;
+    if (a == "--out" || a == "--backend" || a == "--case-id") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--out=", 0) == 0 || a.rfind("--backend=", 0) == 0 || a.rfind("--case-id=", 0) == 0) continue;
+    const bool quote = a.find_first_of(" '\"$;&|<>*?") != std::string::npos;
+    out += (out.empty() ? "" : " ") + (quote ? "'" + a + "'" : a);
+  }
+  return out;
+}
+
+std::string fmt(const std::optional<double>& v, int prec = 1) {
+  if (!v) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", prec, *v);
+  return b;
+}
+
+void print_table(std::ostream& out, const std::vector<ResultRow>& rows) {
+  out << std::left << std::setw(58) << "case" << std::setw(19) << "backend" << std::setw(7) << "timing" << std::setw(8)
+      << "status" << std::right << std::setw(12) << "median us" << std::setw(22) << "p10-p90 us" << std::setw(8) << "TB/s"
+      << std::setw(9) << "TFLOP/s" << std::setw(11) << "ref err" << std::setw(5) << "ref"
+      << "  bitwise equal to\n";
+  for (const ResultRow& r : rows) {
+    out << std::left << std::setw(58) << r.case_id << std::setw(19) << r.backend << std::setw(7) << r.timing << std::setw(8)
+        << r.status << std::right << std::setw(12) << fmt(r.step_median_us) << std::setw(22)
+        << (r.step_p10_us ? fmt(r.step_p10_us) + " - " + fmt(r.step_p90_us) : std::string("-")) << std::setw(8)
+        << fmt(r.tb_per_s, 2) << std::setw(9) << fmt(r.tflops, 1) << std::setw(11)
+        << (r.ref_max_abs_err ? fmt(r.ref_max_abs_err, 5) : std::string("-")) << std::setw(5)
+        << (r.ref_pass ? (*r.ref_pass ? "pass" : "FAIL") : "-") << "  " << r.bitwise_equal_to << "\n";
+  }
+}
+
+}  // namespace
+
+int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args, bool validate_only, std::ostream& out) {
+  const RunPlan plan = make_run_plan(o);
+  std::vector<Case> cases = expand_cases(plan);
+  if (!o.case_id.empty()) {
+    std::erase_if(cases, [&](const Case& c) { return c.id != o.case_id; });
+    if (cases.empty()) throw InputError("--case-id: no case '" + o.case_id + "' in this sweep (see --list-cases)");
+  }
+  if (o.list_cases) {
+    for (const Case& c : cases) out << c.id << "\n";
+    return 0;
+  }
+  RunSettings s;
+  s.timing = !validate_only;
+  for (const auto& t : o.timing)
+    if (t != "eager" && t != "graph") throw InputError("--timing: unknown timing '" + t + "' (expected eager, graph)");
+  s.graph = std::find(o.timing.begin(), o.timing.end(), "graph") != o.timing.end();
+  s.capture_all = !o.capture_needed_only;
+  s.flush_l2 = !o.no_flush_l2;
+  s.sampling.warmup = o.warmup;
+  s.sampling.min_samples = o.min_samples;
+  s.sampling.max_samples = o.max_samples;
+  s.sampling.target_spread_pct = o.target_spread;
+  s.sampling.time_budget_s = o.time_budget;
+  try {
+    validate_sampling_policy(s.sampling);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--warmup/--min-samples/--max-samples/--time-budget: ") + e.what());
+  }
+  if (o.reference_flop_budget <= 0) throw InputError("--reference-flop-budget: must be positive");
+  s.reference_flop_budget = o.reference_flop_budget;
+  s.repro_prefix = std::string("attnbench ") + (validate_only ? "validate" : "run");
+  s.repro_options = repro_options(args);
+
+  const DeviceChoice choice = parse_device_choice(o.m.device);
+  const DeviceChoice resolved = resolve_device_choice(choice);
+  if (choice == DeviceChoice::cuda && !gpu_availability().usable)
+    throw InputError("--device cuda: no usable GPU (" + gpu_availability().detail + ")");
+  const std::string path = o.out.empty() ? default_results_path() : o.out;
+  {
+    std::error_code ec;
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  }
+  ResultsCsvWriter writer(path);
+  std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
+            << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
+            << cases.size() << " case(s) x " << plan.backends.size() << " backend(s) -> " << path << "\n";
+  if (!validate_only) {
+    auto d = make_device(resolved);
+    s.copy_bandwidth = d->measure_copy_bandwidth();
+    std::cerr << "attnbench: copy bandwidth " << std::fixed << std::setprecision(1) << s.copy_bandwidth / 1e9 << " GB/s on "
+              << d->name() << std::defaultfloat << "\n";
+  }
+  std::vector<ResultRow> rows;
+  const SweepSummary sum = run_sweep(
+      cases, plan.backends, [resolved] { return make_device(resolved); }, s,
+      [&](const ResultRow& r) {
+        writer.write(r);
+        rows.push_back(r);
+      },
+      &std::cerr);
+  print_table(out, rows);
+  out << "\n" << sum.rows << " rows: " << sum.ok << " ok, " << sum.skipped << " skipped, " << sum.failed << " failed, "
+      << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: " << path << "\n";
+  return sum.all_good() ? 0 : 1;
 }
 
 }  // namespace attnbench

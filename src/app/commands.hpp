@@ -3,6 +3,8 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "app/options.hpp"
 
@@ -10,6 +12,9 @@ namespace attnbench {
 
 int run_memory_command(const MemoryOptions& options, std::ostream& out);
 int run_list_command(std::ostream& out);
+// `run` / `validate`: args are the command line as given (repro commands are built from them).
+int run_sweep_command(const RunOptions& options, const std::vector<std::string>& args, bool validate_only,
+                      std::ostream& out);
 int run_env_command(std::ostream& out);
 
 }  // namespace attnbench

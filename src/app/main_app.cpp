@@ -22,10 +22,14 @@ int main_app(int argc, char** argv) {
         return run_list_command(std::cout);
       case Command::env:
         return run_env_command(std::cout);
+      case Command::run:
+        return run_sweep_command(cli.run, cli.args, /*validate_only=*/false, std::cout);
+      case Command::validate:
+        return run_sweep_command(cli.run, cli.args, /*validate_only=*/true, std::cout);
       case Command::none:
         break;
     }
-    std::cerr << "attnbench: error: a subcommand is required (memory, list, env); try --help\n";
+    std::cerr << "attnbench: error: a subcommand is required (run, validate, memory, list, env); try --help\n";
     return 2;
   } catch (const InputError& e) {
     std::cerr << "attnbench: error: " << e.what() << "\n";

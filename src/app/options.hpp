@@ -13,7 +13,8 @@ namespace attnbench {
 // Model preset and SGLang server arguments, shared by `memory` and `run`.
 struct ModelOptions {
   std::string model = "llama-3.1-8b";
-  int layers = 0;  // 0: the preset's
+  int layers = 0;   // 0: the preset's
+  int tp_size = 0;  // 0: the preset's tensor-parallel degree
   ServerArgs server;
   std::int64_t flashinfer_workspace_size = 0;   // SGLANG_FLASHINFER_WORKSPACE_SIZE; 0: unset
   std::string flashinfer_use_tensor_core;       // SGLANG_FLASHINFER_USE_TENSOR_CORE: "", "true" or "false"
@@ -28,11 +29,46 @@ struct MemoryOptions {
   std::string out;               // empty: stdout
 };
 
-enum class Command { none, memory, list, env };
+// `run` and `validate`: a sweep. List-valued options expand to their cartesian product.
+struct RunOptions {
+  ModelOptions m;                        // m.model is unused: `models` lists the presets
+  std::vector<std::string> models = {"llama-3.1-8b"};
+  std::vector<int> page_sizes = {64};
+  std::vector<std::string> backends = {"all"};
+  std::vector<std::string> modes = {"decode"};
+  std::vector<std::string> dtypes = {"bf16"};
+  std::vector<int> batches = {16};
+  std::vector<int> kv_lens = {1024};
+  std::vector<int> prefix_lens = {0};
+  std::vector<int> extend_lens = {512};
+  std::string length_dist = "fixed";
+  int length_min = 1;
+  double zipf_s = 1.1;
+  int draft_tokens = 4;
+  std::string trace;
+  std::vector<std::uint64_t> seeds = {1};
+  bool sinks = false;
+  std::vector<std::string> timing = {"eager", "graph"};  // graph rows only where the device has CUDA graphs
+  int warmup = 3;
+  int min_samples = 10;
+  int max_samples = 200;
+  double target_spread = 5.0;   // percent
+  double time_budget = 1.0;     // seconds per timed row
+  bool no_flush_l2 = false;
+  bool capture_needed_only = false;
+  double reference_flop_budget = 4e9;
+  std::string case_id;          // run only the case with this id
+  bool list_cases = false;      // print the expanded case ids and exit
+  std::string out;              // results CSV; default results/local/run-<time>.csv
+};
+
+enum class Command { none, memory, list, env, run, validate };
 
 struct ParsedCli {
   Command command = Command::none;
   MemoryOptions memory;
+  RunOptions run;
+  std::vector<std::string> args;  // the arguments as given (for repro commands)
   bool exit_now = false;  // --help / --version: print `output`, exit with exit_code
   int exit_code = 0;
   std::string output;

@@ -42,8 +42,9 @@ class AttentionBackend {
   virtual ~AttentionBackend() = default;
 
   virtual std::string_view name() const = 0;
-  // Whether this backend (as constructed) runs `mode`, eagerly or under a CUDA graph.
-  virtual Support supports(ForwardMode mode, bool cuda_graph) const = 0;
+  // Whether this backend (as constructed) runs `mode`, eagerly or under a CUDA graph, with or without
+  // attention sinks.
+  virtual Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const = 0;
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).
   virtual void init_forward_metadata(const ForwardBatch& fb) {

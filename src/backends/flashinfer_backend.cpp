@@ -84,7 +84,8 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
   verify_kv_indptr_.resize(static_cast<std::size_t>(num_wrappers_));
 }
 
-Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph) const {
+Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sinks) const {
+  if (sinks) return Support::no("SGLang's FlashInfer backend does not pass attention sinks to its kernels");
   if (skip_prefill_ && mode != ForwardMode::decode) return Support::no("skip_prefill backend runs decode only");
   if (mode == ForwardMode::extend && cuda_graph)
     return Support::no("SGLang captures decode and verify only; extend runs eagerly");
@@ -167,6 +168,7 @@ void FlashInferBackend::update_decode(const ForwardBatch& fb, const std::vector<
     kp.kv_indices = indices;
     kp.batch_size = bs;
     device_.kernels().build_kv_indices(kp, device_.stream());
+    kv_start_[w].reset();  // kv_start_idx is a temporary of the indices kernel
     if (fast_plan)
       wrappers[w]->fast_plan(indptr_host, indptr, indices, num_qo_heads_, num_kv_heads_, head_dim_);
     else

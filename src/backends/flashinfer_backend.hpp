@@ -18,7 +18,7 @@ class FlashInferBackend : public AttentionBackend {
   explicit FlashInferBackend(ModelRunner& model_runner, bool skip_prefill = false);
 
   std::string_view name() const override { return "flashinfer"; }
-  Support supports(ForwardMode mode, bool cuda_graph) const override;
+  Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override;
   void init_forward_metadata(const ForwardBatch& fb) override;
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override;
   void init_cuda_graph_state(int max_bs, int max_num_tokens) override;

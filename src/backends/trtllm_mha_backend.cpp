@@ -75,7 +75,8 @@ TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
   }
 }
 
-Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph) const {
+Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool) const {
+  // Sinks are passed to both TRTLLM kernels (L1163-1178, L1347-1405).
   switch (mode) {
     case ForwardMode::decode:
       return Support::yes();

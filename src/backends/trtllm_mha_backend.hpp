@@ -25,7 +25,7 @@ class TrtllmMhaImpl {
   // Page size and head checks SGLang makes (overrides.py L2173-2186, ctor L220-243); InputError names the option.
   static void validate(const ModelConfig& model, const ServerArgs& args);
 
-  Support supports(ForwardMode mode, bool cuda_graph) const;
+  Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const;
   void init_forward_metadata(const ForwardBatch& fb);
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture);
   void init_forward_metadata_in_graph(const ForwardBatch& fb);
@@ -83,7 +83,9 @@ class TrtllmMhaBackend : public AttentionBackend {
   explicit TrtllmMhaBackend(ModelRunner& model_runner);
 
   std::string_view name() const override { return "trtllm_mha"; }
-  Support supports(ForwardMode mode, bool cuda_graph) const override { return impl_.supports(mode, cuda_graph); }
+  Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override {
+    return impl_.supports(mode, cuda_graph, sinks);
+  }
   void init_forward_metadata(const ForwardBatch& fb) override { impl_.init_forward_metadata(fb); }
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override {
     impl_.init_forward_metadata_out_graph(fb, in_capture);

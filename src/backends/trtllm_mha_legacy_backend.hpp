@@ -15,7 +15,9 @@ class TrtllmMhaLegacyBackend : public FlashInferBackend {
       : TrtllmMhaLegacyBackend(model_runner, TrtllmMhaImpl::workspace_bytes_at_entry(model_runner)) {}
 
   std::string_view name() const override { return "trtllm_mha_legacy"; }
-  Support supports(ForwardMode mode, bool cuda_graph) const override { return impl_.supports(mode, cuda_graph); }
+  Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override {
+    return impl_.supports(mode, cuda_graph, sinks);
+  }
   void init_forward_metadata(const ForwardBatch& fb) override { impl_.init_forward_metadata(fb); }
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override {
     impl_.init_forward_metadata_out_graph(fb, in_capture);

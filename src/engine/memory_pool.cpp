@@ -79,9 +79,13 @@ std::vector<std::int32_t> TokenToKVPool::alloc_sequence(std::int64_t tokens) {
 void TokenToKVPool::fill_random(std::uint64_t seed) {
   const std::int64_t n = num_slots_ * num_kv_heads_ * head_dim_;
   for (int l = 0; l < num_layers(); ++l) {
-    fill_uniform(device_, k_[l].data(), n, dtype_, seed_for(seed, "k", l), -1.0f, 1.0f);
-    fill_uniform(device_, v_[l].data(), n, dtype_, seed_for(seed, "v", l), -1.0f, 1.0f);
+    fill_uniform(device_, k_[l].data(), n, dtype_, fill_seed(seed, false, l), -1.0f, 1.0f);
+    fill_uniform(device_, v_[l].data(), n, dtype_, fill_seed(seed, true, l), -1.0f, 1.0f);
   }
+}
+
+std::uint64_t TokenToKVPool::fill_seed(std::uint64_t seed, bool value, int layer) {
+  return seed_for(seed, value ? "v_cache" : "k_cache", layer);
 }
 
 }  // namespace attnbench

@@ -57,8 +57,10 @@ class TokenToKVPool {
 
   // Allocates pages for a sequence of `tokens` tokens; returns the slot of every token (page-aligned).
   std::vector<std::int32_t> alloc_sequence(std::int64_t tokens);
-  // Fills every layer's K and V with seeded uniform values in [-1, 1) (never zeros).
+  // Fills every layer's K and V with seeded uniform values in [-1, 1) (never zeros): element i of layer l's
+  // K is seeded_element(fill_seed(seed, false, l), i, dtype, -1, 1), V likewise with true.
   void fill_random(std::uint64_t seed);
+  static std::uint64_t fill_seed(std::uint64_t seed, bool value, int layer);
 
  private:
   Device& device_;

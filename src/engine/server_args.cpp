@@ -35,7 +35,14 @@ std::vector<int> ServerArgs::capture_batch_sizes() const {
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   }
-  return default_capture_batch_sizes(cuda_graph_max_bs, speculative_num_draft_tokens > 0);
+  std::vector<int> v = default_capture_batch_sizes(cuda_graph_max_bs, speculative_num_draft_tokens > 0);
+  // get_batch_sizes_to_capture (base_cuda_graph_runner.py L92-94): bs <= req_to_token_pool.size, padded up
+  // so that the largest possible batch is still captured.
+  if (!v.empty() && v.back() > max_running_requests) {
+    std::erase_if(v, [this](int b) { return b > max_running_requests; });
+    v.push_back(max_running_requests);
+  }
+  return v;
 }
 
 ProcessEnv::ProcessEnv(const ServerArgs& args) {
@@ -75,10 +82,12 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   if (m.num_layers < 1) fail("--layers: must be at least 1");
   if (m.num_attention_heads < 1 || m.num_key_value_heads < 1)
     fail("--model: head counts must be positive");
+  if (m.tp_size < 1) fail("--tp-size: must be at least 1");
   if (m.num_attention_heads % m.tp_size != 0)
-    fail("--model: " + std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " + std::to_string(m.tp_size));
+    fail("--tp-size: " + m.name + "'s " + std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " +
+         std::to_string(m.tp_size));
   if (m.num_qo_heads() % m.num_kv_heads() != 0)
-    fail("--model: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
+    fail("--tp-size: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
          std::to_string(m.num_kv_heads()) + ")");
   if (m.head_dim != 64 && m.head_dim != 128 && m.head_dim != 256)
     fail("--model: head_dim " + std::to_string(m.head_dim) + " is not supported (64, 128 or 256)");

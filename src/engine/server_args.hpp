@@ -36,7 +36,7 @@ struct ServerArgs {
   bool trtllm_keep_indptr = false;
 
   int effective_context_len(const ModelConfig& m) const { return context_len > 0 ? context_len : m.context_len; }
-  // The decode capture list (cuda_graph_bs or SGLang's default for cuda_graph_max_bs).
+  // The decode capture list: cuda_graph_bs, or SGLang's default for cuda_graph_max_bs capped at R.
   std::vector<int> capture_batch_sizes() const;
 };
 

@@ -58,11 +58,15 @@ BatchSpec capture_batch(int bs, int fill_value, ForwardMode mode, int num_draft_
 
 }  // namespace
 
-MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_device) {
+void validate_memory_request(const MemoryRequest& req) {
   validate_server_args(req.server, req.model);
   if (req.backends.empty()) throw InputError("--backend: no backend selected");
   for (const auto& name : req.backends) find_backend(name).validate(req.model, req.server);
   if (req.prefill_backend) find_backend(*req.prefill_backend, "--prefill-backend").validate(req.model, req.server);
+}
+
+MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_device) {
+  validate_memory_request(req);
 
   const std::vector<int> capture_bs = req.server.capture_batch_sizes();
   const bool graphs = !req.server.disable_cuda_graph && !capture_bs.empty();

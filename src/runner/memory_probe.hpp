@@ -25,7 +25,9 @@ struct MemoryRequest {
 
 using DeviceMaker = std::function<std::unique_ptr<Device>()>;
 
-// Validates the request (InputError naming the option) and measures every backend.
+// Throws InputError naming the option at fault (server arguments, backends, page sizes).
+void validate_memory_request(const MemoryRequest& req);
+// Validates the request and measures every backend.
 MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_device);
 
 }  // namespace attnbench

@@ -1,0 +1,108 @@
+// The results CSV (docs/csv-schema.md, version 1) plus a `repro` column: one header line, then one row per
+// (case, backend, timing mode), each written and flushed as soon as it exists. Numbers are written at full
+// precision (shortest round-trip form, no locale); an empty cell means "not applicable".
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnbench {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// One row; members in column order. Units are in the names (µs, bytes); std::nullopt -> empty cell.
+struct ResultRow {
+  // identity
+  int schema_version = kResultsSchemaVersion;
+  std::string case_id;  // e.g. "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16"
+  std::string backend;  // flashinfer | trtllm_mha | trtllm_mha_legacy
+  std::string device;   // e.g. "NVIDIA H200" or "cpu"
+  std::string mode;     // decode | extend | verify
+  std::string timing;   // eager | graph
+  std::string status;   // ok | skipped | failed | oom
+  std::string note;     // skip reason, failure message, caveat
+  // shape
+  std::string model;
+  int layers = 0;
+  int batch = 0;
+  int q_tokens = 0;  // query tokens in the batch
+  std::optional<double> kv_len_mean;
+  std::optional<std::int64_t> kv_len_max;
+  std::optional<double> prefix_len_mean;
+  int num_qo_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int page_size = 0;
+  std::string dtype;
+  int sliding_window = -1;  // tokens; -1 = none
+  std::uint64_t seed = 0;
+  // latency, µs (one step = init_forward_metadata + forward_* over every layer)
+  std::optional<double> step_median_us;
+  std::optional<double> step_p10_us;
+  std::optional<double> step_p90_us;
+  std::optional<double> step_min_us;
+  std::optional<double> step_max_us;
+  std::optional<double> step_spread_pct;
+  int samples = 0;
+  std::optional<double> metadata_median_us;
+  std::optional<double> forward_median_us;  // one layer
+  // throughput
+  std::optional<double> tflops;
+  std::optional<double> tb_per_s;
+  std::optional<double> bw_fraction;  // of the copy bandwidth measured in the same run
+  // memory, bytes
+  std::optional<std::int64_t> ctor_device_bytes;
+  std::optional<std::int64_t> ctor_pinned_bytes;
+  std::optional<std::int64_t> ctor_driver_delta_bytes;
+  std::optional<std::int64_t> graph_state_device_bytes;
+  std::optional<std::int64_t> capture_device_bytes;
+  std::optional<std::int64_t> capture_pinned_bytes;
+  std::optional<std::int64_t> step_peak_device_bytes;
+  // correctness
+  std::optional<double> ref_max_abs_err;
+  std::optional<double> ref_rel_l2_err;
+  std::optional<double> ref_mismatch_frac;
+  std::optional<bool> ref_pass;  // written 1 / 0
+  std::string bitwise_equal_to;  // the backend whose output is bit-identical, or empty
+  // the command that regenerates this row
+  std::string repro;
+
+  bool operator==(const ResultRow&) const = default;
+};
+
+// Column names in file order (a static list; the reference stays valid for the program's lifetime).
+const std::vector<std::string>& results_csv_columns();
+
+// The header line, column names joined by commas, without a line terminator.
+std::string results_csv_header();
+
+// One data line for `row`, without a line terminator. Doubles in shortest round-trip form, integers plain,
+// std::nullopt as an empty cell; text quoted (RFC 4180, quotes doubled) only when it holds , " CR or LF.
+std::string results_csv_line(const ResultRow& row);
+
+// Writes a results CSV to a file it owns: the header at construction, then one flushed line per write().
+class ResultsCsvWriter {
+ public:
+  // Creates or truncates `path` and writes the header; throws InputError "--out: cannot write 'PATH'".
+  explicit ResultsCsvWriter(const std::string& path);
+
+  // Appends `row` as one line and flushes it, so a crash later loses nothing already written.
+  // Throws std::runtime_error naming the file when the write fails (e.g. disk full).
+  void write(const ResultRow& row);
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+// Reads a results CSV written by ResultsCsvWriter: every column of results_csv_columns() must be in the
+// header (any order; unknown columns are ignored). Throws InputError "results FILE line N: ..." on an
+// unreadable file, a missing column, a malformed line or a bad number, and
+// "results FILE: schema_version X, this attnbench reads 1" on another schema version.
+// Limitation of the CSV parser (fast-cpp-csv-parser): a field holding a line feed cannot be read back.
+std::vector<ResultRow> read_results_csv(const std::string& path);
+
+}  // namespace attnbench

@@ -1,0 +1,60 @@
+#include "runner/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace attnbench {
+
+SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::string>& backends,
+                       const DeviceMaker& make_device, const RunSettings& settings,
+                       const std::function<void(const ResultRow&)>& sink, std::ostream* progress) {
+  SweepSummary sum;
+  std::string sticky;  // the error that made the device unusable
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    std::vector<ResultRow> rows;
+    if (!sticky.empty()) {
+      for (const auto& b : backends) rows.push_back(skipped_row(c, b, "", "eager", "device unusable after: " + sticky, settings));
+    } else {
+      CaseOutcome out = run_case(c, backends, make_device, settings);
+      rows = std::move(out.rows);
+      if (out.sticky_device_error)
+        for (const auto& r : rows)
+          if (r.status == "failed") sticky = r.note;
+    }
+    for (ResultRow& r : rows) {
+      // Notes may quote exception messages: keep every row on one line.
+      std::replace(r.note.begin(), r.note.end(), '\n', ' ');
+      std::replace(r.note.begin(), r.note.end(), '\r', ' ');
+      sink(r);
+      ++sum.rows;
+      if (r.status == "ok") ++sum.ok;
+      if (r.status == "skipped") ++sum.skipped;
+      if (r.status == "failed") ++sum.failed;
+      if (r.status == "oom") ++sum.oom;
+      if (r.ref_pass && !*r.ref_pass) ++sum.ref_failures;
+    }
+    if (progress) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(cases.size() - i - 1);
+      char head[96];
+      std::snprintf(head, sizeof head, "[%zu/%zu %.0fs, ~%.0fs left] ", i + 1, cases.size(), elapsed, eta);
+      *progress << head << c.id << ":";
+      for (const ResultRow& r : rows) {
+        *progress << " " << r.backend << (r.timing == "graph" ? "(graph)" : "") << "=" << r.status;
+        if (r.status == "ok" && r.step_median_us) {
+          char t[48];
+          std::snprintf(t, sizeof t, " %.1fus", *r.step_median_us);
+          *progress << t;
+        }
+        if (r.ref_pass && !*r.ref_pass) *progress << " REF-FAIL";
+      }
+      *progress << "\n" << std::flush;
+    }
+  }
+  return sum;
+}
+
+}  // namespace attnbench

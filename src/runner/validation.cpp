@@ -1,0 +1,170 @@
+#include "runner/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <omp.h>
+
+#include "engine/random_fill.hpp"
+#include "reference/attention_reference.hpp"
+
+namespace attnbench {
+
+Tolerance tolerance_for(DType t) {
+  switch (t) {
+    case DType::bf16:
+      return {4 * 0.00390625, 4 * 0.00390625};  // 4 ulp of bf16 at 1.0 (2^-8)
+    case DType::fp16:
+      return {4 * 0.0009765625, 4 * 0.0009765625};  // 4 ulp of fp16 at 1.0 (2^-10)
+    case DType::fp32:
+      return {1e-4, 1e-4};
+  }
+  return {0, 0};
+}
+
+void ErrorStats::add(double got, double ref, const Tolerance& tol) {
+  ++elements;
+  if (std::isnan(got) || std::isinf(got)) {
+    ++nans;
+    ++mismatches;
+    return;
+  }
+  const double e = std::abs(got - ref);
+  max_abs = std::max(max_abs, e);
+  sum_sq_err += e * e;
+  sum_sq_ref += ref * ref;
+  if (e > tol.atol + tol.rtol * std::abs(ref)) ++mismatches;
+}
+
+void ErrorStats::merge(const ErrorStats& o) {
+  max_abs = std::max(max_abs, o.max_abs);
+  sum_sq_err += o.sum_sq_err;
+  sum_sq_ref += o.sum_sq_ref;
+  elements += o.elements;
+  mismatches += o.mismatches;
+  nans += o.nans;
+}
+
+double ErrorStats::rel_l2() const {
+  if (nans > 0) return std::numeric_limits<double>::infinity();
+  return sum_sq_ref > 0 ? std::sqrt(sum_sq_err / sum_sq_ref) : std::sqrt(sum_sq_err);
+}
+
+double ErrorStats::mismatch_frac() const { return elements > 0 ? static_cast<double>(mismatches) / elements : 0.0; }
+
+std::vector<int> validated_layers(int num_layers) {
+  if (num_layers <= 2) {
+    std::vector<int> v;
+    for (int l = 0; l < num_layers; ++l) v.push_back(l);
+    return v;
+  }
+  return {0, num_layers - 1};
+}
+
+ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget) {
+  const ModelConfig& m = c.model;
+  const int Hq = m.num_qo_heads(), Hkv = m.num_kv_heads(), D = m.head_dim;
+  const int window = m.layer_sliding_window_size(layer);
+  const WorkloadSeeds seeds = workload_seeds(c.seed);
+  const std::uint64_t kseed = TokenToKVPool::fill_seed(seeds.pool, false, layer);
+  const std::uint64_t vseed = TokenToKVPool::fill_seed(seeds.pool, true, layer);
+
+  // Work of the full reference: sum over requests of q_len * kv_len * Hq * D * 4.
+  double flops = 0;
+  for (int i = 0; i < c.batch; ++i) flops += 4.0 * c.new_lens[i] * (c.prefix_lens[i] + c.new_lens[i]) * Hq * D;
+  constexpr int kHeadRows = 16, kTailRows = 48;
+  ReferenceLayer ref;
+  ref.layer = layer;
+  ref.sampled = flops > flop_budget;
+  struct Range {
+    int req, r0, r1;  // request-local rows [r0, r1)
+  };
+  std::vector<Range> ranges;
+  for (int i = 0; i < c.batch; ++i) {
+    const int n = c.new_lens[i];
+    if (!ref.sampled || n <= kHeadRows + kTailRows) {
+      ranges.push_back({i, 0, n});
+    } else {
+      ranges.push_back({i, 0, kHeadRows});
+      ranges.push_back({i, n - kTailRows, n});
+    }
+  }
+  std::vector<std::size_t> out_offset(ranges.size());
+  std::size_t total_rows = 0;
+  for (std::size_t r = 0; r < ranges.size(); ++r) {
+    out_offset[r] = total_rows;
+    for (int j = ranges[r].r0; j < ranges[r].r1; ++j) ref.rows.push_back(h.q_offset[ranges[r].req] + j);
+    total_rows += ranges[r].r1 - ranges[r].r0;
+  }
+  ref.o.assign(total_rows * Hq * D, 0.0);
+  std::vector<double> sinks;
+  if (c.sinks)
+    for (int hh = 0; hh < Hq; ++hh) sinks.push_back(seeded_element(seeds.sinks, hh, DType::fp32, -1.0f, 3.0f));
+
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t r = 0; r < ranges.size(); ++r) {
+    const Range& rg = ranges[r];
+    const int i = rg.req;
+    const int pre = c.prefix_lens[i], n = c.new_lens[i], kv_len = pre + n;
+    // K/V by logical position: cached tokens from the pool's seeded fill at their slot, this step's tokens
+    // from the seeded k/v inputs (what a correct KV write puts there).
+    std::vector<double> k(static_cast<std::size_t>(kv_len) * Hkv * D), v(k.size());
+    for (int t = 0; t < kv_len; ++t) {
+      for (int e = 0; e < Hkv * D; ++e) {
+        const std::size_t dst = static_cast<std::size_t>(t) * Hkv * D + e;
+        if (t < pre) {
+          const std::int64_t src = static_cast<std::int64_t>(h.slots[i][t]) * Hkv * D + e;
+          k[dst] = seeded_element(kseed, src, m.dtype, -1.0f, 1.0f);
+          v[dst] = seeded_element(vseed, src, m.dtype, -1.0f, 1.0f);
+        } else {
+          const std::int64_t src = static_cast<std::int64_t>(h.q_offset[i] + t - pre) * Hkv * D + e;
+          k[dst] = seeded_element(seeds.k_new, src, m.dtype, -kKvRange, kKvRange);
+          v[dst] = seeded_element(seeds.v_new, src, m.dtype, -kKvRange, kKvRange);
+        }
+      }
+    }
+    const int rows = rg.r1 - rg.r0;
+    std::vector<double> q(static_cast<std::size_t>(rows) * Hq * D);
+    for (int j = 0; j < rows; ++j)
+      for (int e = 0; e < Hq * D; ++e) {
+        const std::int64_t src = static_cast<std::int64_t>(h.q_offset[i] + rg.r0 + j) * Hq * D + e;
+        q[static_cast<std::size_t>(j) * Hq * D + e] = seeded_element(seeds.q, src, m.dtype, -kQueryRange, kQueryRange);
+      }
+    ReferenceCase rc;
+    rc.q_len = rows;
+    rc.kv_len = kv_len;
+    rc.num_qo_heads = Hq;
+    rc.num_kv_heads = Hkv;
+    rc.head_dim = D;
+    rc.q_start_pos = pre + rg.r0;
+    rc.causal = true;
+    rc.window_left = window;
+    rc.sm_scale = static_cast<double>(1.0f / std::sqrt(static_cast<float>(D)));  // the layer's float scaling
+    rc.sinks = sinks;
+    std::span<double> out(ref.o.data() + out_offset[r] * Hq * D, static_cast<std::size_t>(rows) * Hq * D);
+    reference_attention(rc, q, k, v, out, {});
+  }
+  return ref;
+}
+
+ErrorStats compare_with_reference(const Case& c, const ReferenceLayer& ref, const void* output_host) {
+  const int Hq = c.model.num_qo_heads(), D = c.model.head_dim;
+  const Tolerance tol = tolerance_for(c.model.dtype);
+  ErrorStats s;
+  for (std::size_t r = 0; r < ref.rows.size(); ++r) {
+    const std::int64_t row = ref.rows[r];
+    for (int e = 0; e < Hq * D; ++e)
+      s.add(load_as_float(output_host, row * Hq * D + e, c.model.dtype), ref.o[r * Hq * D + e], tol);
+  }
+  return s;
+}
+
+std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace attnbench

@@ -1,0 +1,55 @@
+// Validation: every checked output element against the Eigen reference (max abs error, relative L2 error,
+// fraction outside atol + rtol * |ref|, NaN = fail), with the per-dtype tolerances in one place, and the
+// reference inputs regenerated on the host from the seeds and the engine's slot map: the reference never
+// reads device memory or any backend's metadata.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "runner/case.hpp"
+#include "runner/workload.hpp"
+
+namespace attnbench {
+
+// Four units in the last place of the storage dtype at 1.0 (outputs are O(1)): inputs are exact in the
+// dtype, accumulation is fp32, and the extend path rounds twice (two partial states, then the merge).
+struct Tolerance {
+  double atol, rtol;
+};
+Tolerance tolerance_for(DType t);
+
+struct ErrorStats {
+  double max_abs = 0.0;
+  double sum_sq_err = 0.0, sum_sq_ref = 0.0;
+  std::int64_t elements = 0, mismatches = 0, nans = 0;
+
+  void add(double got, double ref, const Tolerance& tol);
+  void merge(const ErrorStats& o);
+  double rel_l2() const;
+  double mismatch_frac() const;
+  bool pass() const { return elements > 0 && nans == 0 && mismatches == 0; }
+};
+
+// Reference output of one layer of a case, for a subset of query rows (all of them when the reference work
+// fits `flop_budget`; otherwise the first and last rows of every request, which see the fewest and the most keys).
+struct ReferenceLayer {
+  int layer = 0;
+  std::vector<int> rows;     // query rows checked (global row index), ascending
+  std::vector<double> o;     // [rows.size(), Hq, D]
+  bool sampled = false;      // true when not every row is checked
+};
+ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget);
+
+// Compares a backend's output of one layer (host copy, storage dtype) with the reference.
+ErrorStats compare_with_reference(const Case& c, const ReferenceLayer& ref, const void* output_host);
+
+// Which layers are checked against the reference: the first and the last (all when there are at most two).
+std::vector<int> validated_layers(int num_layers);
+
+// FNV-1a over bytes (bitwise comparisons between backends and between graph and eager outputs).
+std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h = 1469598103934665603ull);
+
+}  // namespace attnbench

@@ -1,0 +1,123 @@
+// The CLI: argv -> option structs, config files, and bad input (exit 2 with one line naming the culprit).
+#include "app/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "support/test_util.hpp"
+
+namespace attnbench {
+namespace {
+
+using test::run_attnbench;
+using test::TempDir;
+
+TEST(Cli, MemoryOptionsFromArgv) {
+  const ParsedCli c = parse_cli({"memory", "--model", "qwen2.5-7b", "--page-size", "16", "--backend",
+                                 "trtllm_mha,trtllm_mha_legacy", "--cuda-graph-bs", "1,2,4", "--format", "csv"});
+  EXPECT_EQ(c.command, Command::memory);
+  EXPECT_EQ(c.memory.m.model, "qwen2.5-7b");
+  EXPECT_EQ(c.memory.m.server.page_size, 16);
+  EXPECT_EQ(c.memory.backends, (std::vector<std::string>{"trtllm_mha", "trtllm_mha_legacy"}));
+  EXPECT_EQ(c.memory.m.server.cuda_graph_bs, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(c.memory.format, "csv");
+}
+
+TEST(Cli, DefaultsAreSglangsH200Defaults) {
+  const ParsedCli c = parse_cli({"memory"});
+  EXPECT_EQ(c.memory.m.model, "llama-3.1-8b");
+  EXPECT_EQ(c.memory.m.server.max_running_requests, 4096);
+  EXPECT_EQ(c.memory.m.server.cuda_graph_max_bs, 256);
+  EXPECT_EQ(c.memory.m.server.page_size, 64);
+  EXPECT_EQ(resolve_backends(c.memory.backends), (std::vector<std::string>{"flashinfer", "trtllm_mha", "trtllm_mha_legacy"}));
+}
+
+TEST(Cli, ConfigFileTopLevelKeysAndCommandLineOverrides) {
+  TempDir d;
+  test::write_file(d.file("c.toml"), "model = \"gemma-3-12b\"\npage-size = 32\nbackend = [\"flashinfer\"]\n");
+  const ParsedCli c = parse_cli({"memory", "--config", d.file("c.toml"), "--page-size", "128"});
+  EXPECT_EQ(c.memory.m.model, "gemma-3-12b");
+  EXPECT_EQ(c.memory.m.server.page_size, 128);
+  EXPECT_EQ(c.memory.backends, (std::vector<std::string>{"flashinfer"}));
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+  const ParsedCli h = parse_cli({"memory", "--help"});
+  EXPECT_TRUE(h.exit_now);
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.output.find("--page-size"), std::string::npos);
+  const ParsedCli v = parse_cli({"--version"});
+  EXPECT_TRUE(v.exit_now);
+  EXPECT_EQ(v.exit_code, 0);
+}
+
+void expect_bad(const std::vector<std::string>& args, const std::string& culprit) {
+  try {
+    parse_cli(args);
+    FAIL() << "accepted; expected an error naming " << culprit;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(culprit), std::string::npos) << e.what();
+  }
+}
+
+TEST(Cli, ParseErrorsNameTheCulprit) {
+  expect_bad({}, "subcommand");
+  expect_bad({"memory", "--page-size", "abc"}, "--page-size");
+  expect_bad({"memory", "--format", "xml"}, "--format");
+  expect_bad({"memory", "--bogus"}, "--bogus");
+  expect_bad({"memory", "--config", "/nonexistent/x.toml"}, "--config");
+  TempDir d;
+  test::write_file(d.file("bad.toml"), "bogus-key = 3\n");
+  expect_bad({"memory", "--config", d.file("bad.toml")}, "bogus-key");
+}
+
+// End to end through the binary: exit code 2, one line on stderr naming the culprit, nothing on stdout.
+struct BadCase {
+  std::string args;
+  std::string culprit;
+};
+
+TEST(CliBinary, BadInputExitsTwoWithOneClearLine) {
+  TempDir d;
+  test::write_file(d.file("bad.toml"), "model = \"llama-3.1-8b\"\nnot-an-option = 1\n");
+  const std::vector<BadCase> cases = {
+      {"memory --model gpt-9", "--model"},
+      {"memory --backend fastattn", "--backend"},
+      {"memory --backend trtllm_mha --page-size 1", "--page-size"},
+      {"memory --page-size 48", "--page-size"},
+      {"memory --tp-size 3", "--tp-size"},
+      {"memory --max-running-requests -1", "--max-running-requests"},
+      {"memory --context-len -5", "--context-len"},
+      {"memory --flashinfer-workspace-size -1", "--flashinfer-workspace-size"},
+      {"memory --config /nonexistent.toml", "--config"},
+      {"memory --config " + d.file("bad.toml"), "not-an-option"},
+      {"memory --device quantum", "--device"},
+      {"memory --out /nonexistent-dir/x.csv --backend trtllm_mha", "--out"},
+      {"frobnicate", "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_attnbench(c.args, d);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.culprit), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+  }
+  std::printf("bad CLI inputs checked: %zu\n", cases.size());
+}
+
+TEST(CliBinary, MemoryCsvShowsTheSavingWithAPerTagBreakdown) {
+  TempDir d;
+  const auto r = run_attnbench("memory --model llama-3.1-8b --format csv --cuda-graph-bs 1,2", d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("backend,phase,tag,kind,bytes,shared,count\n", 0), 0u);
+  EXPECT_NE(r.out.find("trtllm_mha_legacy,construct,flashinfer.workspace_buffer,device,402653184,1,1"), std::string::npos);
+  EXPECT_NE(r.out.find("trtllm_mha,construct,trtllm_mha.workspace_buffer,device,536870912,1,1"), std::string::npos);
+  EXPECT_NE(r.out.find("trtllm_mha_legacy,construct,flashinfer.decode_wrappers[0].pin_memory_int_workspace,pinned,8388608,0,1"),
+            std::string::npos);
+  const auto t = run_attnbench("memory --model llama-3.1-8b --cuda-graph-bs 1,2", d);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("416.30 MiB device (436,518,920 B), 32.00 MiB pinned"), std::string::npos) << t.out;
+}
+
+}  // namespace
+}  // namespace attnbench

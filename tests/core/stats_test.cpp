@@ -1,0 +1,123 @@
+// summarize(): percentiles (numpy's default linear interpolation), spread, mean, sample stddev.
+// Expected values are computed by hand; the comments show the arithmetic.
+#include "core/stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace attnbench {
+namespace {
+
+TEST(Stats, EmptyInputIsAllZeros) {
+  const Summary s = summarize(std::vector<double>{});
+  EXPECT_EQ(s.n, 0);
+  EXPECT_EQ(s.median, 0);
+  EXPECT_EQ(s.p10, 0);
+  EXPECT_EQ(s.p90, 0);
+  EXPECT_EQ(s.min, 0);
+  EXPECT_EQ(s.max, 0);
+  EXPECT_EQ(s.mean, 0);
+  EXPECT_EQ(s.stddev, 0);
+  EXPECT_EQ(s.spread_pct, 0);
+}
+
+TEST(Stats, OneSample) {
+  const std::vector<double> x = {7.5};
+  const Summary s = summarize(x);
+  EXPECT_EQ(s.n, 1);
+  EXPECT_EQ(s.median, 7.5);
+  EXPECT_EQ(s.p10, 7.5);
+  EXPECT_EQ(s.p90, 7.5);
+  EXPECT_EQ(s.min, 7.5);
+  EXPECT_EQ(s.max, 7.5);
+  EXPECT_EQ(s.mean, 7.5);
+  EXPECT_EQ(s.stddev, 0);
+  EXPECT_EQ(s.spread_pct, 0);
+}
+
+TEST(Stats, OddCountUnsortedInput) {
+  // sorted: 1 2 3 4 5, n = 5. p10 at rank 0.4 -> 1 + 0.4 * (2 - 1) = 1.4; p90 at rank 3.6 -> 4.6;
+  // median at rank 2 -> 3. mean 3; squared deviations 4 + 1 + 0 + 1 + 4 = 10, / (n - 1) = 2.5.
+  const std::vector<double> x = {5, 1, 4, 2, 3};
+  const Summary s = summarize(x);
+  EXPECT_EQ(s.n, 5);
+  EXPECT_DOUBLE_EQ(s.median, 3.0);
+  EXPECT_DOUBLE_EQ(s.p10, 1.4);
+  EXPECT_DOUBLE_EQ(s.p90, 4.6);
+  EXPECT_EQ(s.min, 1.0);
+  EXPECT_EQ(s.max, 5.0);
+  EXPECT_DOUBLE_EQ(s.mean, 3.0);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));
+  EXPECT_DOUBLE_EQ(s.spread_pct, (4.6 - 1.4) / 3.0 * 100.0);  // 106.67 %
+  EXPECT_EQ(x[0], 5.0) << "input must not be reordered";
+}
+
+TEST(Stats, EvenCountInterpolatesMedian) {
+  // sorted: 10 20 30 40, n = 4. median at rank 1.5 -> 25; p10 at rank 0.3 -> 13; p90 at rank 2.7 -> 37.
+  // mean 25; squared deviations 225 + 25 + 25 + 225 = 500, / 3.
+  const std::vector<double> x = {40, 10, 30, 20};
+  const Summary s = summarize(x);
+  EXPECT_EQ(s.n, 4);
+  EXPECT_DOUBLE_EQ(s.median, 25.0);
+  EXPECT_DOUBLE_EQ(s.p10, 13.0);
+  EXPECT_DOUBLE_EQ(s.p90, 37.0);
+  EXPECT_EQ(s.min, 10.0);
+  EXPECT_EQ(s.max, 40.0);
+  EXPECT_DOUBLE_EQ(s.mean, 25.0);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(500.0 / 3.0));
+  EXPECT_DOUBLE_EQ(s.spread_pct, 96.0);  // (37 - 13) / 25 * 100
+}
+
+TEST(Stats, SkewedSampleMatchesNumpy) {
+  // np.percentile([1, 3, 7, 15, 100, 2], [10, 50, 90]) == [1.5, 5.0, 57.5]:
+  // sorted 1 2 3 7 15 100; ranks 0.5, 2.5, 4.5 -> 1.5, (3 + 7) / 2, 15 + 0.5 * 85.
+  const std::vector<double> x = {1, 3, 7, 15, 100, 2};
+  const Summary s = summarize(x);
+  EXPECT_DOUBLE_EQ(s.p10, 1.5);
+  EXPECT_DOUBLE_EQ(s.median, 5.0);
+  EXPECT_DOUBLE_EQ(s.p90, 57.5);
+  EXPECT_DOUBLE_EQ(s.mean, 128.0 / 6.0);
+  EXPECT_DOUBLE_EQ(s.spread_pct, (57.5 - 1.5) / 5.0 * 100.0);
+}
+
+TEST(Stats, ElevenSamplesHitExactRanks) {
+  // n = 11: p10 at rank 1.0 and p90 at rank 9.0 fall exactly on samples (no interpolation).
+  std::vector<double> x;
+  for (int i = 10; i >= 0; --i) x.push_back(100.0 + i);  // 110 ... 100, descending
+  const Summary s = summarize(x);
+  EXPECT_EQ(s.p10, 101.0);
+  EXPECT_EQ(s.median, 105.0);
+  EXPECT_EQ(s.p90, 109.0);
+  EXPECT_DOUBLE_EQ(s.spread_pct, 8.0 / 105.0 * 100.0);
+}
+
+TEST(Stats, ZeroMedianGivesZeroSpread) {
+  const std::vector<double> x = {-1, 0, 0, 0, 4};
+  const Summary s = summarize(x);
+  EXPECT_EQ(s.median, 0.0);
+  EXPECT_EQ(s.spread_pct, 0.0);
+  EXPECT_DOUBLE_EQ(s.p90, 2.4);  // rank 3.6: 0 + 0.6 * 4
+}
+
+TEST(Stats, PercentileSortedEndpoints) {
+  const std::vector<double> x = {2, 4, 8};
+  EXPECT_EQ(percentile_sorted(x, 0), 2.0);
+  EXPECT_EQ(percentile_sorted(x, 100), 8.0);
+  EXPECT_DOUBLE_EQ(percentile_sorted(x, 75), 6.0);  // rank 1.5
+  EXPECT_THROW(percentile_sorted(x, 101), std::invalid_argument);
+  EXPECT_THROW(percentile_sorted(std::vector<double>{}, 50), std::invalid_argument);
+}
+
+TEST(Stats, NonFiniteSampleIsRejected) {
+  const std::vector<double> nan = {1, std::numeric_limits<double>::quiet_NaN()};
+  const std::vector<double> inf = {1, std::numeric_limits<double>::infinity()};
+  EXPECT_THROW(summarize(nan), std::invalid_argument);
+  EXPECT_THROW(summarize(inf), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace attnbench

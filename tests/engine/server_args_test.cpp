@@ -1,0 +1,87 @@
+// Server arguments: SGLang's capture lists, the process environment and validation.
+#include "engine/server_args.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+
+namespace attnbench {
+namespace {
+
+TEST(CaptureList, MatchesSglangCountsForTheH200AndUnknownMemoryDefaults) {
+  // sglang-backends.md section 0: 36 sizes for max_bs 256, 24 for 160, 51 with speculative decoding.
+  const auto l256 = default_capture_batch_sizes(256, false);
+  EXPECT_EQ(l256.size(), 36u);
+  EXPECT_EQ(l256.front(), 1);
+  EXPECT_EQ(l256.back(), 256);
+  EXPECT_EQ(default_capture_batch_sizes(160, false).size(), 24u);
+  EXPECT_EQ(default_capture_batch_sizes(256, true).size(), 51u);
+  const std::vector<int> head = {1, 2, 4, 8, 12, 16, 24, 32};
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), l256.begin()));
+  EXPECT_EQ(default_capture_batch_sizes(512, false).size(), 52u);
+}
+
+TEST(CaptureList, AppendsMaxBsWhenTheListMissesIt) {
+  const auto l = default_capture_batch_sizes(100, false);
+  EXPECT_EQ(l.back(), 100);
+  EXPECT_EQ(l[l.size() - 2], 96);
+}
+
+TEST(CaptureList, ExplicitListAndRequestPoolCap) {
+  ServerArgs a;
+  a.cuda_graph_bs = {8, 1, 8, 4};
+  EXPECT_EQ(a.capture_batch_sizes(), (std::vector<int>{1, 4, 8}));
+  ServerArgs b;
+  b.max_running_requests = 20;
+  EXPECT_EQ(b.capture_batch_sizes(), (std::vector<int>{1, 2, 4, 8, 12, 16, 20}));
+}
+
+TEST(ProcessEnv, SeededFromArgsAndWritable) {
+  ServerArgs a;
+  ProcessEnv e(a);
+  EXPECT_FALSE(e.is_set("SGLANG_FLASHINFER_WORKSPACE_SIZE"));
+  EXPECT_EQ(e.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 7), 7);
+  e.set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 123);
+  EXPECT_EQ(e.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 7), 123);
+  a.env_flashinfer_workspace_size = 99;
+  a.env_flashinfer_use_tensor_core = false;
+  ProcessEnv f(a);
+  EXPECT_EQ(f.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 0), 99);
+  EXPECT_EQ(f.get_bool("SGLANG_FLASHINFER_USE_TENSOR_CORE"), std::optional<bool>(false));
+}
+
+void expect_input_error(const ServerArgs& a, const ModelConfig& m, const std::string& option) {
+  try {
+    validate_server_args(a, m);
+    FAIL() << "accepted; expected an error naming " << option;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+  }
+}
+
+TEST(ValidateServerArgs, RejectsOutOfRangeValuesNamingTheOption) {
+  const ModelConfig m = find_model_preset("llama-3.1-8b");
+  ServerArgs ok;
+  EXPECT_NO_THROW(validate_server_args(ok, m));
+  ServerArgs a = ok;
+  a.max_running_requests = -1;
+  expect_input_error(a, m, "--max-running-requests");
+  a = ok;
+  a.context_len = -5;
+  expect_input_error(a, m, "--context-len");
+  a = ok;
+  a.page_size = 24;
+  expect_input_error(a, m, "--page-size");
+  a = ok;
+  a.cuda_graph_max_bs = 0;
+  expect_input_error(a, m, "--cuda-graph-max-bs");
+  a = ok;
+  a.speculative_num_draft_tokens = -2;
+  expect_input_error(a, m, "--speculative-num-draft-tokens");
+  ModelConfig bad = m;
+  bad.tp_size = 3;
+  expect_input_error(ok, bad, "--tp-size");
+}
+
+}  // namespace
+}  // namespace attnbench

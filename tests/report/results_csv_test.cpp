@@ -1,0 +1,335 @@
+// The results CSV: golden header, cell formatting, bit-exact write -> read round trip, flushing after each
+// row, and the reader's errors (schema version, missing column, bad number).
+#include "report/results_csv.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "support/test_util.hpp"
+
+namespace attnbench {
+namespace {
+
+constexpr const char* kGoldenHeader =
+    "schema_version,case_id,backend,device,mode,timing,status,note,model,layers,batch,q_tokens,kv_len_mean,"
+    "kv_len_max,prefix_len_mean,num_qo_heads,num_kv_heads,head_dim,page_size,dtype,sliding_window,seed,"
+    "step_median_us,step_p10_us,step_p90_us,step_min_us,step_max_us,step_spread_pct,samples,"
+    "metadata_median_us,forward_median_us,tflops,tb_per_s,bw_fraction,ctor_device_bytes,ctor_pinned_bytes,"
+    "ctor_driver_delta_bytes,graph_state_device_bytes,capture_device_bytes,capture_pinned_bytes,"
+    "step_peak_device_bytes,ref_max_abs_err,ref_rel_l2_err,ref_mismatch_frac,ref_pass,bitwise_equal_to,repro";
+
+// A fully populated row: every optional set.
+ResultRow full_row() {
+  ResultRow r;
+  r.case_id = "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16";
+  r.backend = "trtllm_mha";
+  r.device = "NVIDIA H200";
+  r.mode = "decode";
+  r.timing = "graph";
+  r.status = "ok";
+  r.note = "";
+  r.model = "llama-3.1-8b";
+  r.layers = 32;
+  r.batch = 64;
+  r.q_tokens = 64;
+  r.kv_len_mean = 4096.5;
+  r.kv_len_max = 8192;
+  r.prefix_len_mean = 4095.5;
+  r.num_qo_heads = 32;
+  r.num_kv_heads = 8;
+  r.head_dim = 128;
+  r.page_size = 16;
+  r.dtype = "bf16";
+  r.sliding_window = -1;
+  r.seed = 42;
+  r.step_median_us = 123456789.123;
+  r.step_p10_us = 0.1;
+  r.step_p90_us = 1e-300;
+  r.step_min_us = std::numeric_limits<double>::denorm_min();
+  r.step_max_us = std::numeric_limits<double>::max();
+  r.step_spread_pct = -0.0;
+  r.samples = 200;
+  r.metadata_median_us = 1.0 / 3.0;
+  r.forward_median_us = 2.5e-7;
+  r.tflops = 312.000000001;
+  r.tb_per_s = 4.8;
+  r.bw_fraction = 0.87;
+  r.ctor_device_bytes = 402653184;
+  r.ctor_pinned_bytes = 33554432;
+  r.ctor_driver_delta_bytes = std::numeric_limits<std::int64_t>::min();
+  r.graph_state_device_bytes = std::numeric_limits<std::int64_t>::max();
+  r.capture_device_bytes = 0;
+  r.capture_pinned_bytes = -2097152;
+  r.step_peak_device_bytes = 1;
+  r.ref_max_abs_err = 0.0078125;
+  r.ref_rel_l2_err = 3.0517578125e-05;
+  r.ref_mismatch_frac = 0;
+  r.ref_pass = true;
+  r.bitwise_equal_to = "trtllm_mha_legacy";
+  r.repro = "attnbench run --backend trtllm_mha --mode decode --batch 64 --kv-len 4096";
+  return r;
+}
+
+// A skipped row: text with separators and quotes, every optional empty.
+ResultRow sparse_row() {
+  ResultRow r;
+  r.case_id = "extend/gemma-3-27b/b=1/kv=128/p=1/fp16";
+  r.backend = "flashinfer";
+  r.device = "cpu";
+  r.mode = "extend";
+  r.timing = "eager";
+  r.status = "skipped";
+  r.note = "unsupported: \"sliding window\", page_size 1 only,\rsee notes";
+  r.model = "gemma-3-27b";
+  r.layers = 62;
+  r.batch = 1;
+  r.q_tokens = 128;
+  r.dtype = "fp16";
+  r.sliding_window = 1024;
+  r.seed = std::numeric_limits<std::uint64_t>::max();
+  r.ref_pass = false;
+  r.repro = "attnbench run --note \"a, b\" --mode extend";
+  return r;
+}
+
+std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
+
+// Every double column compared by bit pattern (operator== would call -0.0 and 0.0 equal).
+void expect_bitwise_equal(const ResultRow& a, const ResultRow& b) {
+  const std::optional<double> ResultRow::*doubles[] = {
+      &ResultRow::kv_len_mean,       &ResultRow::prefix_len_mean, &ResultRow::step_median_us,
+      &ResultRow::step_p10_us,       &ResultRow::step_p90_us,     &ResultRow::step_min_us,
+      &ResultRow::step_max_us,       &ResultRow::step_spread_pct, &ResultRow::metadata_median_us,
+      &ResultRow::forward_median_us, &ResultRow::tflops,          &ResultRow::tb_per_s,
+      &ResultRow::bw_fraction,       &ResultRow::ref_max_abs_err, &ResultRow::ref_rel_l2_err,
+      &ResultRow::ref_mismatch_frac};
+  for (const auto m : doubles) {
+    ASSERT_EQ((a.*m).has_value(), (b.*m).has_value());
+    if ((a.*m).has_value()) {
+      EXPECT_EQ(bits(*(a.*m)), bits(*(b.*m))) << *(a.*m) << " vs " << *(b.*m);
+    }
+  }
+  EXPECT_EQ(a, b);
+}
+
+class ResultsCsvFiles : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) const { return dir_.file(name); }
+  std::string write_file(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  static std::string read_error(const std::string& p) {
+    try {
+      read_results_csv(p);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  }
+
+  test::TempDir dir_;
+};
+
+TEST(ResultsCsv, HeaderIsExactlyTheSchema) {
+  EXPECT_EQ(results_csv_header(), kGoldenHeader);
+  const std::vector<std::string>& cols = results_csv_columns();
+  ASSERT_EQ(cols.size(), 47u);
+  EXPECT_EQ(cols.front(), "schema_version");
+  EXPECT_EQ(cols.back(), "repro");
+  std::string joined;
+  for (const std::string& c : cols) joined += (joined.empty() ? "" : ",") + c;
+  EXPECT_EQ(joined, kGoldenHeader);
+  EXPECT_EQ(kResultsSchemaVersion, 1);
+}
+
+TEST(ResultsCsv, LineFormatsCells) {
+  const std::string line = results_csv_line(sparse_row());
+  EXPECT_EQ(line,
+            "1,extend/gemma-3-27b/b=1/kv=128/p=1/fp16,flashinfer,cpu,extend,eager,skipped,"
+            "\"unsupported: \"\"sliding window\"\", page_size 1 only,\rsee notes\","
+            "gemma-3-27b,62,1,128,,,,0,0,0,0,fp16,1024,18446744073709551615,"
+            ",,,,,,0,,,,,,,,,,,,,,,,0,,"
+            "\"attnbench run --note \"\"a, b\"\" --mode extend\"");
+
+  ResultRow r;
+  r.step_median_us = 0.1;
+  r.tflops = 1e-300;
+  r.kv_len_max = -5;
+  r.note = "plain text: no quoting";
+  r.repro = "two\nlines";
+  const std::string l = results_csv_line(r);
+  EXPECT_NE(l.find(",plain text: no quoting,"), std::string::npos) << l;
+  EXPECT_NE(l.find(",0.1,"), std::string::npos) << l;  // shortest form, not 0.10000000000000001
+  EXPECT_NE(l.find(",1e-300,"), std::string::npos) << l;
+  EXPECT_NE(l.find(",-5,"), std::string::npos) << l;
+  EXPECT_EQ(l.substr(l.size() - 12), ",\"two\nlines\"") << l;  // LF forces quoting
+}
+
+TEST_F(ResultsCsvFiles, RoundTripIsBitExact) {
+  const std::string p = path("results.csv");
+  const std::vector<ResultRow> written = {full_row(), sparse_row(), ResultRow{}};
+  {
+    ResultsCsvWriter w(p);
+    for (const ResultRow& r : written) w.write(r);
+  }
+  const std::vector<ResultRow> read = read_results_csv(p);
+  ASSERT_EQ(read.size(), written.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    expect_bitwise_equal(read[i], written[i]);
+  }
+  EXPECT_EQ(bits(*read[0].step_spread_pct), bits(-0.0));
+  EXPECT_EQ(*read[0].step_p90_us, 1e-300);
+  EXPECT_EQ(*read[0].step_p10_us, 0.1);
+  EXPECT_EQ(*read[0].step_median_us, 123456789.123);
+  EXPECT_EQ(read[1].note, "unsupported: \"sliding window\", page_size 1 only,\rsee notes");
+  EXPECT_EQ(read[1].repro, "attnbench run --note \"a, b\" --mode extend");
+  EXPECT_FALSE(read[1].tflops.has_value());
+  EXPECT_FALSE(read[1].ctor_device_bytes.has_value());
+  EXPECT_EQ(read[1].ref_pass, std::optional<bool>(false));
+  EXPECT_FALSE(read[2].ref_pass.has_value());
+}
+
+TEST_F(ResultsCsvFiles, NonFiniteErrorsRoundTrip) {
+  // A garbage output gives a NaN or infinite error; the row must still be written and read back.
+  ResultRow r = full_row();
+  r.ref_max_abs_err = std::numeric_limits<double>::quiet_NaN();
+  r.ref_rel_l2_err = std::numeric_limits<double>::infinity();
+  r.ref_mismatch_frac = -std::numeric_limits<double>::infinity();
+  const std::string p = path("nan.csv");
+  ResultsCsvWriter(p).write(r);
+  const std::vector<ResultRow> read = read_results_csv(p);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_TRUE(std::isnan(*read[0].ref_max_abs_err));
+  EXPECT_EQ(*read[0].ref_rel_l2_err, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(*read[0].ref_mismatch_frac, -std::numeric_limits<double>::infinity());
+}
+
+TEST_F(ResultsCsvFiles, EachRowIsFlushedWhenWritten) {
+  const std::string p = path("live.csv");
+  ResultsCsvWriter w(p);
+  EXPECT_EQ(slurp(p), std::string(kGoldenHeader) + "\n");
+  w.write(full_row());
+  EXPECT_EQ(slurp(p), std::string(kGoldenHeader) + "\n" + results_csv_line(full_row()) + "\n");
+  w.write(sparse_row());
+  const std::vector<ResultRow> so_far = read_results_csv(p);  // the writer is still alive
+  ASSERT_EQ(so_far.size(), 2u);
+  EXPECT_EQ(so_far[1].case_id, sparse_row().case_id);
+}
+
+TEST_F(ResultsCsvFiles, WriterNamesTheOptionWhenItCannotOpen) {
+  const std::string p = path("no/such/dir/results.csv");
+  try {
+    ResultsCsvWriter w(p);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--out: cannot write '" + p + "'");
+  }
+}
+
+TEST_F(ResultsCsvFiles, HeaderOnlyFileHasNoRows) {
+  const std::string p = path("empty.csv");
+  { ResultsCsvWriter w(p); }
+  EXPECT_TRUE(read_results_csv(p).empty());
+}
+
+TEST_F(ResultsCsvFiles, ColumnsInAnyOrderAndExtraColumnsIgnored) {
+  // Swap the first two columns and append an unknown one.
+  const std::string line = results_csv_line(full_row());
+  const std::size_t comma1 = line.find(',');
+  const std::size_t comma2 = line.find(',', comma1 + 1);
+  const std::string swapped_line =
+      line.substr(comma1 + 1, comma2 - comma1 - 1) + "," + line.substr(0, comma1) + line.substr(comma2);
+  const std::string header = std::string(kGoldenHeader);
+  const std::string swapped_header = "case_id,schema_version" + header.substr(header.find(",backend"));
+  const std::string p =
+      write_file("reordered.csv", swapped_header + ",gpu_clock_mhz\n" + swapped_line + ",1980\n");
+  const std::vector<ResultRow> read = read_results_csv(p);
+  ASSERT_EQ(read.size(), 1u);
+  expect_bitwise_equal(read[0], full_row());
+}
+
+TEST_F(ResultsCsvFiles, OtherSchemaVersionIsRefused) {
+  std::string line = results_csv_line(full_row());
+  line[0] = '2';
+  const std::string p = write_file("v2.csv", std::string(kGoldenHeader) + "\n" + line + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + ": schema_version 2, this attnbench reads 1");
+}
+
+TEST_F(ResultsCsvFiles, MissingColumnIsNamed) {
+  std::string header = kGoldenHeader;
+  header.erase(header.find(",tflops"), std::string(",tflops").size());
+  const std::string p = write_file("missing.csv", header + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 1: missing column 'tflops'");
+}
+
+TEST_F(ResultsCsvFiles, BadNumbersAreNamedWithTheirLine) {
+  const std::string good = results_csv_line(full_row());
+  const auto with_cell = [&](const std::string& column, const std::string& cell) {
+    // Replace the cell of `column` in `good` (no quoted text precedes these columns' values with commas).
+    const std::vector<std::string>& cols = results_csv_columns();
+    std::vector<std::string> cells;
+    std::stringstream ss(good);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    EXPECT_EQ(cells.size(), cols.size());
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i] == column) cells[i] = cell;
+    }
+    std::string out;
+    for (const std::string& c : cells) out += (out.empty() ? "" : ",") + c;
+    return out;
+  };
+  const std::string h = std::string(kGoldenHeader) + "\n";
+  std::string p = write_file("bad1.csv", h + good + "\n" + with_cell("tflops", "fast") + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 3: tflops 'fast' is not a number or empty");
+  p = write_file("bad2.csv", h + with_cell("layers", "") + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 2: layers '' is not an integer");
+  p = write_file("bad3.csv", h + with_cell("ref_pass", "yes") + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 2: ref_pass 'yes' is not 1, 0 or empty");
+  p = write_file("bad4.csv", h + with_cell("ctor_device_bytes", "1.5") + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 2: ctor_device_bytes '1.5' is not an integer or empty");
+  p = write_file("bad5.csv", h + with_cell("seed", "-1") + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 2: seed '-1' is not a non-negative integer");
+  p = write_file("bad6.csv", h + with_cell("schema_version", "one") + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + " line 2: schema_version 'one' is not an integer");
+}
+
+TEST_F(ResultsCsvFiles, MalformedFiles) {
+  const std::string h = std::string(kGoldenHeader) + "\n";
+  EXPECT_EQ(read_error(write_file("empty.csv", "")),
+            "results " + path("empty.csv") + " line 1: empty file, no header");
+  EXPECT_EQ(read_error(write_file("short.csv", h + "1,a,b\n")),
+            "results " + path("short.csv") + " line 2: too few columns");
+  const std::string missing = path("absent.csv");
+  EXPECT_EQ(read_error(missing).rfind("results " + missing + ": cannot read", 0), 0u) << read_error(missing);
+}
+
+TEST_F(ResultsCsvFiles, LineFeedInTextCannotBeReadBack) {
+  // Written as RFC 4180 says, but fast-cpp-csv-parser splits lines before it looks at quotes: the reader
+  // must fail loudly rather than return a wrong row.
+  ResultRow r = full_row();
+  r.note = "first line\nsecond line";
+  const std::string p = path("lf.csv");
+  ResultsCsvWriter(p).write(r);
+  EXPECT_NE(slurp(p).find("\"first line\nsecond line\""), std::string::npos);
+  EXPECT_EQ(read_error(p), "results " + p + " line 2: unterminated quoted field");
+}
+
+}  // namespace
+}  // namespace attnbench
