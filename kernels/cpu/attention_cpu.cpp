@@ -52,6 +52,36 @@ inline std::int64_t kv_row(const AttentionParams& p, int i, int m) {
   return 0;
 }
 
+// q . k with eight partial sums in a fixed order: vectorisable without reassociation, so deterministic.
+inline float dot(const float* __restrict a, const float* __restrict b, int n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int d = 0;
+  for (; d + 8 <= n; d += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += a[d + l] * b[d + l];
+  for (; d < n; ++d) acc[0] += a[d] * b[d];
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+// Converts n elements of dtype t starting at element `base` to float (one switch per row, not per element).
+inline void load_row(const void* src, std::int64_t base, DType t, int n, float* dst) {
+  switch (t) {
+    case DType::bf16: {
+      const auto* s = static_cast<const std::uint16_t*>(src) + base;
+      for (int i = 0; i < n; ++i) dst[i] = bf16_to_float(s[i]);
+      break;
+    }
+    case DType::fp16: {
+      const auto* s = static_cast<const std::uint16_t*>(src) + base;
+      for (int i = 0; i < n; ++i) dst[i] = fp16_to_float(s[i]);
+      break;
+    }
+    default: {
+      const auto* s = static_cast<const float*>(src) + base;
+      for (int i = 0; i < n; ++i) dst[i] = s[i];
+    }
+  }
+}
+
 // Visible key range [lo, hi) of a query at absolute position qpos.
 inline void visible(const AttentionParams& p, const RequestView& r, int qpos, int& lo, int& hi) {
   lo = 0;
@@ -104,20 +134,15 @@ void attend(const AttentionParams& p) {
         for (int g = 0; g < group; ++g) {
           const int qh = task.kv_head * group + g;
           const std::int64_t base = (r.q_begin + j) * q_row_elems + static_cast<std::int64_t>(qh) * D;
-          float* dst = &qf[static_cast<std::size_t>((j - task.q0) * group + g) * D];
-          for (int d = 0; d < D; ++d) dst[d] = load_as_float(p.q, base + d, p.dtype);
+          load_row(p.q, base, p.dtype, D, &qf[static_cast<std::size_t>((j - task.q0) * group + g) * D]);
         }
       }
       for (int c0 = block_lo; c0 < block_hi; c0 += kKeyChunk) {
         const int c1 = std::min(block_hi, c0 + kKeyChunk);
         for (int m = c0; m < c1; ++m) {
           const std::int64_t base = kv_row(p, task.req, m) * kv_row_elems + static_cast<std::int64_t>(task.kv_head) * D;
-          float* kd = &kbuf[static_cast<std::size_t>(m - c0) * D];
-          float* vd = &vbuf[static_cast<std::size_t>(m - c0) * D];
-          for (int d = 0; d < D; ++d) {
-            kd[d] = load_as_float(p.k, base + d, p.dtype);
-            vd[d] = load_as_float(p.v, base + d, p.dtype);
-          }
+          load_row(p.k, base, p.dtype, D, &kbuf[static_cast<std::size_t>(m - c0) * D]);
+          load_row(p.v, base, p.dtype, D, &vbuf[static_cast<std::size_t>(m - c0) * D]);
         }
         for (int j = task.q0; j < task.q1; ++j) {
           int lo, hi;
@@ -130,10 +155,8 @@ void attend(const AttentionParams& p) {
             const float* qv = &qf[static_cast<std::size_t>(qi) * D];
             float cmax = -std::numeric_limits<float>::infinity();
             for (int m = lo; m < hi; ++m) {
-              const float* kd = &kbuf[static_cast<std::size_t>(m - c0) * D];
-              float dot = 0.0f;
-              for (int d = 0; d < D; ++d) dot += qv[d] * kd[d];
-              float x = dot * p.sm_scale;
+              const float x0 = dot(qv, &kbuf[static_cast<std::size_t>(m - c0) * D], D);
+              float x = x0 * p.sm_scale;
               if (p.logits_soft_cap > 0.0f) x = p.logits_soft_cap * std::tanh(x / p.logits_soft_cap);
               s[m - c0] = x;
               cmax = std::max(cmax, x);

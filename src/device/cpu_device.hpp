@@ -7,7 +7,7 @@
 
 namespace attnbench {
 
-class CpuDevice final : public Device {
+class CpuDevice : public Device {
  public:
   // sm_count: the multiprocessor count of the modelled GPU, used only by sizes SGLang derives from it.
   explicit CpuDevice(int modelled_sm_count = 132);

@@ -55,9 +55,9 @@ std::string lpad(const std::string& s, std::size_t w) { return s.size() >= w ? s
 }  // namespace
 
 void write_memory_table(std::ostream& os, const MemoryReport& r) {
-  os << "attnbench memory";
-  for (const auto& [k, v] : r.context) os << (k == r.context.front().first ? ": " : ", ") << k << " " << v;
-  os << "\n\n";
+  os << "attnbench memory\n";
+  for (const auto& [k, v] : r.context) os << "  " << pad(k, 30) << v << "\n";
+  os << "\n";
   os << pad("backend", 20) << pad("phase", 13) << lpad("device", 14) << lpad("pinned", 14) << lpad("driver delta", 16)
      << "\n";
   for (const auto& b : r.backends) {
@@ -81,7 +81,7 @@ void write_memory_table(std::ostream& os, const MemoryReport& r) {
     for (const auto& p : b.phases) {
       for (const auto& t : p.tags) {
         if (t.bytes == 0 && t.count == 0) continue;
-        os << "  " << pad(p.phase, 12) << pad(t.tag, 62) << pad(t.kind, 7) << lpad(format_bytes(t.bytes), 12)
+        os << "  " << pad(p.phase, 12) << pad(t.tag, 66) << pad(t.kind, 7) << lpad(format_bytes(t.bytes), 12)
            << lpad(with_commas(t.bytes) + " B", 18) << (t.count > 1 ? "  x" + std::to_string(t.count) : "")
            << (t.shared ? "  shared" : "") << "\n";
       }

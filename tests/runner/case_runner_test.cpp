@@ -1,0 +1,133 @@
+// One case through every backend on the CPU: rows, validation, bitwise equality of the two TRTLLM
+// backends, a deliberately broken kernel caught by the reference check, and the work counting.
+#include "runner/case_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "backends/registry.hpp"
+#include "device/cpu_device.hpp"
+#include "kernels/cpu/kernels_cpu.hpp"
+
+namespace attnbench {
+namespace {
+
+RunSettings fast_settings(bool timing) {
+  RunSettings s;
+  s.timing = timing;
+  s.sampling.warmup = 1;
+  s.sampling.min_samples = 3;
+  s.sampling.max_samples = 3;
+  s.sampling.time_budget_s = 0.05;
+  return s;
+}
+
+Case tiny_case(const std::string& mode, const std::string& model = "tiny", int prefix = 37) {
+  RunPlan p;
+  p.models = {model};
+  p.modes = {mode};
+  p.batches = {3};
+  p.kv_lens = {70};
+  p.prefix_lens = {prefix};
+  p.extend_lens = {20};
+  p.page_sizes = {16};
+  p.backends = backend_names();
+  return expand_cases(p).at(0);
+}
+
+const DeviceMaker cpu = [] { return std::make_unique<CpuDevice>(); };
+
+TEST(CaseRunner, EveryBackendValidatesAndTheTwoTrtllmBackendsAreBitIdentical) {
+  for (const std::string mode : {"decode", "extend", "verify"}) {
+    const CaseOutcome out = run_case(tiny_case(mode), backend_names(), cpu, fast_settings(true));
+    ASSERT_EQ(out.rows.size(), 3u) << mode << ": one eager row per backend on the CPU (no graphs)";
+    for (const ResultRow& r : out.rows) {
+      EXPECT_EQ(r.status, "ok") << mode << " " << r.backend << ": " << r.note;
+      ASSERT_TRUE(r.ref_pass.has_value());
+      EXPECT_TRUE(*r.ref_pass) << mode << " " << r.backend << " max abs " << *r.ref_max_abs_err;
+      EXPECT_EQ(r.timing, "eager");
+      EXPECT_GT(r.samples, 0);
+      EXPECT_GT(*r.step_median_us, 0.0);
+      EXPECT_EQ(r.case_id, out.rows[0].case_id);
+      EXPECT_NE(r.repro.find("--case-id '" + r.case_id + "'"), std::string::npos);
+    }
+    EXPECT_NE(out.rows[1].bitwise_equal_to.find("trtllm_mha_legacy"), std::string::npos) << mode;
+    EXPECT_NE(out.rows[2].bitwise_equal_to.find("trtllm_mha"), std::string::npos) << mode;
+    // Construction memory is in every row, and legacy pays FlashInfer's share on top of TRTLLM's.
+    EXPECT_EQ(*out.rows[2].ctor_device_bytes, *out.rows[0].ctor_device_bytes + *out.rows[1].ctor_device_bytes);
+  }
+}
+
+TEST(CaseRunner, SlidingWindowModelTrimsInFlashInferAndWindowsInTrtllmAlike) {
+  for (const std::string mode : {"decode", "extend"}) {
+    const CaseOutcome out = run_case(tiny_case(mode, "tiny-swa", 50), backend_names(), cpu, fast_settings(false));
+    for (const ResultRow& r : out.rows) {
+      EXPECT_EQ(r.status, "ok") << r.backend << ": " << r.note;
+      EXPECT_TRUE(r.ref_pass && *r.ref_pass) << mode << " " << r.backend;
+    }
+  }
+}
+
+TEST(CaseRunner, SinksRunOnTrtllmAndAreSkippedOnFlashInferWithAReason) {
+  Case c = tiny_case("decode");
+  c.sinks = true;
+  const CaseOutcome out = run_case(c, backend_names(), cpu, fast_settings(false));
+  EXPECT_EQ(out.rows[0].status, "skipped");
+  EXPECT_NE(out.rows[0].note.find("sinks"), std::string::npos);
+  EXPECT_TRUE(*out.rows[1].ref_pass);
+}
+
+// A device whose KV write forgets to write: the new token's K/V never reach the cache.
+class ForgetfulDevice : public CpuDevice {
+ public:
+  const KernelTable& kernels() const override {
+    static const KernelTable t = [] {
+      KernelTable k = cpu_kernel_table();
+      k.write_kv = [](const KvWriteParams&, void*) {};
+      return k;
+    }();
+    return t;
+  }
+};
+
+TEST(CaseRunner, ABrokenKernelIsCaughtByTheReferenceCheck) {
+  const DeviceMaker broken = [] { return std::make_unique<ForgetfulDevice>(); };
+  const CaseOutcome out = run_case(tiny_case("decode"), {"trtllm_mha"}, broken, fast_settings(false));
+  ASSERT_EQ(out.rows.size(), 1u);
+  ASSERT_TRUE(out.rows[0].ref_pass.has_value());
+  EXPECT_FALSE(*out.rows[0].ref_pass);
+  EXPECT_GT(*out.rows[0].ref_mismatch_frac, 0.1);
+}
+
+TEST(CaseRunner, UnwrittenOutputIsNaNAndFails) {
+  class Lazy : public CpuDevice {
+   public:
+    const KernelTable& kernels() const override {
+      static const KernelTable t = [] {
+        KernelTable k = cpu_kernel_table();
+        k.attention_decode = [](const AttentionParams&, void*) {};  // writes nothing
+        return k;
+      }();
+      return t;
+    }
+  };
+  const CaseOutcome out = run_case(tiny_case("decode"), {"flashinfer"}, [] { return std::make_unique<Lazy>(); },
+                                   fast_settings(false));
+  EXPECT_FALSE(*out.rows[0].ref_pass);
+  EXPECT_NE(out.rows[0].note.find("NaN"), std::string::npos);
+}
+
+TEST(StepWork, CountsVisiblePairsAndBytesFromLengths) {
+  Case c = tiny_case("extend");  // tiny: 2 layers, 4 q / 2 kv heads, head_dim 64, bf16
+  c.batch = 1;
+  c.prefix_lens = {3};
+  c.new_lens = {2};
+  const StepWork w = step_work(c);
+  // Query rows see 4 and 5 keys: 9 pairs * 4 * 4 heads * 64 * 2 layers.
+  EXPECT_DOUBLE_EQ(w.flops, 9.0 * 4 * 4 * 64 * 2);
+  // Per layer: 5 keys * 2 (K, V) * 2 heads * 64 * 2 B, plus q, o (4 heads) and new k, v (2 heads) of 2 tokens.
+  EXPECT_DOUBLE_EQ(w.kv_bytes_layer, 5.0 * 2 * 2 * 64 * 2);
+  EXPECT_DOUBLE_EQ(w.bytes, 2 * (5.0 * 2 * 2 * 64 * 2) + 2 * 2.0 * (2 * 4 + 2 * 2) * 64 * 2);
+}
+
+}  // namespace
+}  // namespace attnbench
