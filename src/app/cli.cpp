@@ -110,6 +110,9 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
         ->delimiter(',')->capture_default_str();
     sub->add_option("--prefix-len", r.prefix_lens, "extend: cached prefix tokens per request")->delimiter(',')->capture_default_str();
     sub->add_option("--extend-len", r.extend_lens, "extend: new tokens per request")->delimiter(',')->capture_default_str();
+    sub->add_option("--extend-batch", r.extend_batches, "extend: batch sizes (default: --batch)")->delimiter(',');
+    sub->add_option("--verify-batch", r.verify_batches, "verify: batch sizes (default: --batch)")->delimiter(',');
+    sub->add_option("--verify-kv-len", r.verify_kv_lens, "verify: cached tokens per request (default: --kv-len)")->delimiter(',');
     sub->add_option("--length-dist", r.length_dist, "fixed, uniform or zipf: per-request lengths in [--length-min, L]")
         ->capture_default_str();
     sub->add_option("--length-min", r.length_min, "Lower bound of uniform / zipf lengths")->capture_default_str();
@@ -133,6 +136,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     sub->add_option("--case-id", r.case_id, "Run only the case with this id (see --list-cases)");
     sub->add_flag("--list-cases", r.list_cases, "Print the expanded case ids and exit");
     sub->add_option("--out", r.out, "Results CSV (default results/local/run-<time>.csv)");
+    sub->add_option("--json", r.json, "Also write the JSON report (environment, command, rows) to this file");
   }
 
   CLI::App* list = app.add_subcommand("list", "List backends, model presets and configs");
@@ -229,6 +233,9 @@ RunPlan make_run_plan(const RunOptions& r) {
   p.kv_lens = r.kv_lens;
   p.prefix_lens = r.prefix_lens;
   p.extend_lens = r.extend_lens;
+  p.extend_batches = r.extend_batches;
+  p.verify_batches = r.verify_batches;
+  p.verify_kv_lens = r.verify_kv_lens;
   p.length_dist = r.length_dist;
   p.length_min = r.length_min;
   p.zipf_s = r.zipf_s;

@@ -16,6 +16,7 @@
 #include "core/version.hpp"
 #include "device/device_factory.hpp"
 #include "runner/memory_probe.hpp"
+#include "report/results_json.hpp"
 #include "runner/sweep.hpp"
 
 namespace attnbench {
@@ -210,11 +211,21 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
             << cases.size() << " case(s) x " << plan.backends.size() << " backend(s) -> " << path << "\n";
-  if (!validate_only) {
+  Environment env = {{"attnbench_version", version()}, {"git_commit", git_commit()}, {"compiler", compiler()},
+                     {"cpu", cpu_model()}, {"hardware_threads", std::to_string(std::thread::hardware_concurrency())}};
+  {
     auto d = make_device(resolved);
-    s.copy_bandwidth = d->measure_copy_bandwidth();
-    std::cerr << "attnbench: copy bandwidth " << std::fixed << std::setprecision(1) << s.copy_bandwidth / 1e9 << " GB/s on "
-              << d->name() << std::defaultfloat << "\n";
+    for (const auto& kv : d->environment()) env.push_back(kv);
+    if (!validate_only) {
+      s.copy_bandwidth = d->measure_copy_bandwidth();
+      env.push_back({"copy_bandwidth_bytes_per_s", std::to_string(s.copy_bandwidth)});
+      std::cerr << "attnbench: copy bandwidth " << std::fixed << std::setprecision(1) << s.copy_bandwidth / 1e9 << " GB/s on "
+                << d->name() << std::defaultfloat << "\n";
+    }
+  }
+  if (!o.json.empty()) {  // fail now, not after the sweep
+    std::ofstream probe(o.json);
+    if (!probe) throw InputError("--json: cannot write '" + o.json + "'");
   }
   std::vector<ResultRow> rows;
   const SweepSummary sum = run_sweep(
@@ -224,6 +235,10 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
         rows.push_back(r);
       },
       &std::cerr);
+  std::string command = s.repro_prefix;
+  for (const auto& a : args)
+    if (a != "run" && a != "validate") command += " " + a;
+  if (!o.json.empty()) write_results_json(o.json, env, command, rows);
   print_table(out, rows);
   out << "\n" << sum.rows << " rows: " << sum.ok << " ok, " << sum.skipped << " skipped, " << sum.failed << " failed, "
       << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: " << path << "\n";

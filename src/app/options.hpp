@@ -41,6 +41,7 @@ struct RunOptions {
   std::vector<int> kv_lens = {1024};
   std::vector<int> prefix_lens = {0};
   std::vector<int> extend_lens = {512};
+  std::vector<int> extend_batches, verify_batches, verify_kv_lens;
   std::string length_dist = "fixed";
   int length_min = 1;
   double zipf_s = 1.1;
@@ -60,6 +61,7 @@ struct RunOptions {
   std::string case_id;          // run only the case with this id
   bool list_cases = false;      // print the expanded case ids and exit
   std::string out;              // results CSV; default results/local/run-<time>.csv
+  std::string json;             // also write the JSON report here
 };
 
 enum class Command { none, memory, list, env, run, validate };

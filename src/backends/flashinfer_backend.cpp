@@ -119,12 +119,11 @@ void FlashInferBackend::init_cuda_graph_state(int max_bs, int max_num_tokens) {
   }
 }
 
-std::vector<std::int32_t> FlashInferBackend::build_indptr(int w, const std::int32_t* lens_dev, const std::int32_t* sub_dev,
+std::vector<std::int32_t> FlashInferBackend::build_indptr(int w, const std::int32_t* lens_dev,
                                                           const std::vector<std::int32_t>& lens_host, int clamp,
                                                           int batch_size, std::int32_t* indptr_dev) {
   LengthsParams lp;
   lp.seq_lens = lens_dev;
-  lp.sub = sub_dev;
   lp.clamp_max = clamp;
   lp.indptr_out = indptr_dev;
   lp.batch_size = batch_size;
@@ -148,7 +147,7 @@ void FlashInferBackend::update_decode(const ForwardBatch& fb, const std::vector<
     const int window = model_runner_.model_config.sliding_window - 1;
     const int clamp = (num_wrappers_ == 2 && w == 0) ? window + 1 : 0;
     auto* indptr = kv_indptr_[w].as<std::int32_t>();
-    const auto lens = build_indptr(w, fb.seq_lens, nullptr, fb.seq_lens_cpu, clamp, bs, indptr);
+    const auto lens = build_indptr(w, fb.seq_lens, fb.seq_lens_cpu, clamp, bs, indptr);
     std::vector<std::int32_t> indptr_host(static_cast<std::size_t>(bs) + 1, 0);
     std::partial_sum(lens.begin(), lens.end(), indptr_host.begin() + 1);
     std::int32_t* indices = nullptr;
@@ -198,7 +197,7 @@ void FlashInferBackend::update_extend(const ForwardBatch& fb, bool use_ragged) {
     auto* indptr = kv_indptr_[w].as<std::int32_t>();
     std::vector<std::int32_t> lens(static_cast<std::size_t>(bs));
     if (use_ragged) {
-      lens = build_indptr(w, fb.extend_prefix_lens, nullptr, fb.extend_prefix_lens_cpu, swa ? window : 0, bs, indptr);
+      lens = build_indptr(w, fb.extend_prefix_lens, fb.extend_prefix_lens_cpu, swa ? window : 0, bs, indptr);
     } else if (swa) {
       // len = min(seq_len, window + extend_len) = seq_len - max(0, prefix - window).
       LengthsParams sp;
@@ -217,7 +216,7 @@ void FlashInferBackend::update_extend(const ForwardBatch& fb, bool use_ragged) {
       for (int i = 0; i < bs; ++i)
         lens[i] = fb.seq_lens_cpu[i] - std::max(0, fb.extend_prefix_lens_cpu[i] - window);
     } else {
-      lens = build_indptr(w, fb.seq_lens, nullptr, fb.seq_lens_cpu, 0, bs, indptr);
+      lens = build_indptr(w, fb.seq_lens, fb.seq_lens_cpu, 0, bs, indptr);
     }
     const std::int64_t sum = std::accumulate(lens.begin(), lens.end(), std::int64_t{0});
     // L2079: kv_indices = torch.empty(sum + 256), new each step.

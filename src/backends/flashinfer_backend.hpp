@@ -85,9 +85,8 @@ class FlashInferBackend : public AttentionBackend {
   void update_extend(const ForwardBatch& fb, bool use_ragged);
   void update_verify(const ForwardBatch& fb, const std::vector<PagedPrefillWrapper*>& wrappers, bool graph);
   // kv_indptr[w][0..bs] = prefix sum of the (trimmed) lengths; kv_start_[w] when trimmed. Returns the host lengths.
-  std::vector<std::int32_t> build_indptr(int w, const std::int32_t* lens_dev, const std::int32_t* sub_dev,
-                                         const std::vector<std::int32_t>& lens_host, int clamp, int batch_size,
-                                         std::int32_t* indptr_dev);
+  std::vector<std::int32_t> build_indptr(int w, const std::int32_t* lens_dev, const std::vector<std::int32_t>& lens_host,
+                                         int clamp, int batch_size, std::int32_t* indptr_dev);
 };
 
 }  // namespace attnbench

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 
 #include "kernels/cpu/kernels_cpu.hpp"
@@ -46,6 +47,16 @@ void CpuDevice::memset(void* dst, int value, std::int64_t bytes) {
 std::unique_ptr<Timer> CpuDevice::make_timer() { return std::make_unique<SteadyTimer>(); }
 
 const KernelTable& CpuDevice::kernels() const { return cpu_kernel_table(); }
+
+std::optional<std::int64_t> CpuDevice::available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  std::int64_t kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::nullopt;
+}
 
 double CpuDevice::measure_copy_bandwidth() {
   const std::int64_t bytes = 256 * 1024 * 1024;

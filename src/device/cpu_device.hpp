@@ -19,6 +19,7 @@ class CpuDevice : public Device {
   void memset(void* dst, int value, std::int64_t bytes) override;
   void synchronize() override {}
   std::optional<MemoryInfo> memory_info() override { return std::nullopt; }
+  std::optional<std::int64_t> available_bytes() override;  // /proc/meminfo MemAvailable
   int sm_count() const override { return sm_count_; }
   std::unique_ptr<Timer> make_timer() override;
   const KernelTable& kernels() const override;

@@ -68,6 +68,11 @@ std::unique_ptr<Graph> Device::capture(const std::function<void()>&) {
   throw Unsupported("CUDA graphs need a GPU (device " + name() + ")");
 }
 
+MemoryMark mark_memory(Device& device) {
+  device.synchronize();
+  return MemoryMark{device.ledger().snapshot(), device.memory_info()};
+}
+
 void Device::release(void* p, MemKind kind, Ledger::Id id) noexcept {
   if (p != nullptr) raw_free(p, kind);
   try {

@@ -73,6 +73,11 @@ class Device {
   virtual void synchronize() = 0;
   // Driver-reported free/total device memory; nullopt where there is no driver (CPU).
   virtual std::optional<MemoryInfo> memory_info() = 0;
+  // Bytes a new case can still allocate (GPU: driver free memory; CPU: MemAvailable), if known.
+  virtual std::optional<std::int64_t> available_bytes() {
+    if (auto m = memory_info()) return m->free_bytes;
+    return std::nullopt;
+  }
   // Streaming multiprocessors; the CPU device reports the modelled GPU's (H200: 132) for sizes that use it.
   virtual int sm_count() const = 0;
   virtual std::unique_ptr<Timer> make_timer() = 0;
@@ -112,5 +117,12 @@ class Device {
   Ledger ledger_;
   std::map<std::string, std::shared_ptr<Buffer>> named_;
 };
+
+// A point in time for memory accounting: the ledger and (GPU) the driver's view, after a synchronize.
+struct MemoryMark {
+  Ledger::Snapshot ledger;
+  std::optional<MemoryInfo> driver;
+};
+MemoryMark mark_memory(Device& device);
 
 }  // namespace attnbench

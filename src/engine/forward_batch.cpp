@@ -28,6 +28,16 @@ bool ForwardBatch::extend_no_prefix() const {
   return true;
 }
 
+BatchSpec pad_batch(const BatchSpec& real, int bs, int fill_value, int width) {
+  BatchSpec s = real;
+  for (int i = static_cast<int>(real.req_pool_indices.size()); i < bs; ++i) {
+    s.req_pool_indices.push_back(0);
+    s.seq_lens.push_back(fill_value);
+    for (int j = 0; j < width; ++j) s.out_cache_loc.push_back(0);
+  }
+  return s;
+}
+
 BatchInputs::BatchInputs(Device& device, int max_bs, int max_tokens)
     : device_(device),
       max_bs_(max_bs),

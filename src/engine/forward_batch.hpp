@@ -44,6 +44,11 @@ struct BatchSpec {
   std::vector<std::int64_t> out_cache_loc;
 };
 
+// SGLang's CUDA-graph runner pads a batch to the captured size: the extra slots use the padding row of
+// req_to_token (req_pool_index 0), seq_len = the backend's fill value and out_cache_loc 0 (the padding slot),
+// `width` new tokens each (1 for decode, N for verify). An empty `real` gives the capture-time batch.
+BatchSpec pad_batch(const BatchSpec& real, int bs, int fill_value, int width);
+
 // Device input tensors for batches of up to max_bs requests and max_tokens new tokens (like SGLang's
 // CUDA-graph runner's static input buffers; eager runs use one sized to the batch).
 class BatchInputs {

@@ -61,6 +61,9 @@ std::vector<Case> expand_cases(const RunPlan& p) {
   require_positive_list(p.kv_lens, "--kv-len", 0);
   require_positive_list(p.prefix_lens, "--prefix-len", 0);
   require_positive_list(p.extend_lens, "--extend-len");
+  if (!p.extend_batches.empty()) require_positive_list(p.extend_batches, "--extend-batch");
+  if (!p.verify_batches.empty()) require_positive_list(p.verify_batches, "--verify-batch");
+  if (!p.verify_kv_lens.empty()) require_positive_list(p.verify_kv_lens, "--verify-kv-len", 0);
   if (p.draft_tokens < 1 || p.draft_tokens > 16) throw InputError("--draft-tokens: must be in [1, 16]");
   if (p.length_min < 0) throw InputError("--length-min: must be >= 0");
   const LengthDist dist = parse_length_dist(p.length_dist);
@@ -93,12 +96,17 @@ std::vector<Case> expand_cases(const RunPlan& p) {
           if (!trace.empty()) {
             axes.push_back({static_cast<int>(trace.size()), 0, 0});
           } else {
-            for (int batch : p.batches) {
-              if (mode == ForwardMode::extend) {
+            const bool ext_mode = mode == ForwardMode::extend, ver_mode = mode == ForwardMode::target_verify;
+            const std::vector<int>& batches = ext_mode && !p.extend_batches.empty()   ? p.extend_batches
+                                              : ver_mode && !p.verify_batches.empty() ? p.verify_batches
+                                                                                      : p.batches;
+            const std::vector<int>& kv_lens = ver_mode && !p.verify_kv_lens.empty() ? p.verify_kv_lens : p.kv_lens;
+            for (int batch : batches) {
+              if (ext_mode) {
                 for (int pre : p.prefix_lens)
                   for (int ext : p.extend_lens) axes.push_back({batch, pre, ext});
               } else {
-                for (int kv : p.kv_lens) axes.push_back({batch, kv, 0});
+                for (int kv : kv_lens) axes.push_back({batch, kv, 0});
               }
             }
           }

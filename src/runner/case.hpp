@@ -26,6 +26,9 @@ struct RunPlan {
   std::vector<int> kv_lens = {1024};      // decode / verify: cached tokens per request before the step
   std::vector<int> prefix_lens = {0};     // extend: cached prefix per request
   std::vector<int> extend_lens = {512};   // extend: new tokens per request
+  std::vector<int> extend_batches;        // extend: batch sizes (empty: `batches`)
+  std::vector<int> verify_batches;        // verify: batch sizes (empty: `batches`)
+  std::vector<int> verify_kv_lens;        // verify: cached tokens (empty: `kv_lens`)
   std::string length_dist = "fixed";      // fixed | uniform | zipf: per-request lengths in [length_min, L]
   int length_min = 1;
   double zipf_s = 1.1;

@@ -17,16 +17,6 @@ namespace attnbench {
 
 namespace {
 
-struct Mark {
-  Ledger::Snapshot ledger;
-  std::optional<MemoryInfo> driver;
-};
-
-Mark mark(Device& d) {
-  d.synchronize();
-  return Mark{d.ledger().snapshot(), d.memory_info()};
-}
-
 std::string format_double(double v) {
   std::ostringstream os;
   os.precision(3);
@@ -114,19 +104,6 @@ struct BackendResult {
   bool sticky = false;
 };
 
-// The graph batch: the first `batch` slots are the case's requests, the rest padding slots as SGLang's graph
-// runner fills them (req_pool_index 0 = padding row, seq_len = fill value, out_cache_loc 0 = padding slot).
-BatchSpec padded_spec(const BatchSpec& real, int bs, int fill, int width) {
-  BatchSpec s = real;
-  const int b = static_cast<int>(real.req_pool_indices.size());
-  for (int i = b; i < bs; ++i) {
-    s.req_pool_indices.push_back(0);
-    s.seq_lens.push_back(fill);
-    for (int j = 0; j < width; ++j) s.out_cache_loc.push_back(0);
-  }
-  return s;
-}
-
 void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& wl, const std::vector<unsigned char>& eager_last,
                const RunSettings& s, ResultRow& row) {
   const Support sup = backend.supports(c.mode, true, c.sinks);
@@ -173,18 +150,18 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
   const AttentionIO io{qg.data(), kg.data(), vg.data(), og.data()};
   const int fill = backend.get_cuda_graph_seq_len_fill_value();
 
-  const Mark m0 = mark(dev);
+  const MemoryMark m0 = mark_memory(dev);
   {
     PhaseScope ps(dev.ledger(), "graph_state");
     backend.init_cuda_graph_state(max_bs, static_cast<int>(max_tokens));
   }
-  const Mark m1 = mark(dev);
+  const MemoryMark m1 = mark_memory(dev);
   std::map<int, std::unique_ptr<Graph>> graphs;
   {
     PhaseScope ps(dev.ledger(), "capture");
     for (int bs : caps) {
       if (bs > max_bs || (!s.capture_all && bs != bs_graph)) continue;
-      const ForwardBatch fb = gin->load(padded_spec(BatchSpec{c.mode, c.draft_tokens, {}, {}, {}, {}, {}}, bs, fill, width));
+      const ForwardBatch fb = gin->load(pad_batch(BatchSpec{c.mode, c.draft_tokens, {}, {}, {}, {}, {}}, bs, fill, width));
       backend.init_forward_metadata_out_graph(fb, /*in_capture=*/true);
       graphs[bs] = dev.capture([&] {
         backend.init_forward_metadata_in_graph(fb);
@@ -192,13 +169,13 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
       });
     }
   }
-  const Mark m2 = mark(dev);
+  const MemoryMark m2 = mark_memory(dev);
   row.graph_state_device_bytes = Ledger::diff_totals(m0.ledger, m1.ledger)[MemKind::device];
   row.capture_device_bytes = Ledger::diff_totals(m1.ledger, m2.ledger)[MemKind::device];
   row.capture_pinned_bytes = Ledger::diff_totals(m1.ledger, m2.ledger)[MemKind::pinned];
   append_note(row.note, std::to_string(graphs.size()) + " graphs captured, replayed at bs " + std::to_string(bs_graph));
 
-  const ForwardBatch fb = gin->load(padded_spec(wl.host().spec, bs_graph, fill, width));
+  const ForwardBatch fb = gin->load(pad_batch(wl.host().spec, bs_graph, fill, width));
   Graph& graph = *graphs.at(bs_graph);
   // Check: the replay's last-layer output equals the eager one (bit for bit when no padding changed the plan).
   poison(dev, og.data(), og.bytes());
@@ -268,14 +245,18 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     }
   };
   try {
+    const CaseMemory need = estimate_case_memory(c);
+    if (const auto avail = dev->available_bytes(); avail && need.total_bytes > *avail * 95 / 100)
+      throw Unsupported("capped by memory: the case needs about " + format_bytes(need.total_bytes) + " (KV cache " +
+                        format_bytes(need.kv_pool_bytes) + "), the device has " + format_bytes(*avail) + " free");
     Workload wl(*dev, c);
-    const Mark m0 = mark(*dev);
+    const MemoryMark m0 = mark_memory(*dev);
     std::unique_ptr<AttentionBackend> backend;
     {
       PhaseScope ps(dev->ledger(), "construct");
       backend = info.create(wl.model_runner());
     }
-    const Mark m1 = mark(*dev);
+    const MemoryMark m1 = mark_memory(*dev);
     const Ledger::Totals ctor = Ledger::diff_totals(m0.ledger, m1.ledger);
     for (ResultRow* r : {&eager, &graph_row}) {
       r->ctor_device_bytes = ctor[MemKind::device];
@@ -292,6 +273,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     std::vector<unsigned char> host(static_cast<std::size_t>(wl.output_bytes()));
     ErrorStats err;
     bool sampled = false;
+    int requests_checked = c.batch;
     {
       PhaseScope ps(dev->ledger(), "step");
       backend->init_forward_metadata(fb);
@@ -307,6 +289,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
           if (vlayers[v] == layer.layer_id) {
             err.merge(compare_with_reference(c, refs[v], host.data()));
             sampled = sampled || refs[v].sampled;
+            requests_checked = std::min(requests_checked, refs[v].requests_checked);
           }
       }
       out.output_hash = h;
@@ -321,6 +304,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     std::string vnote = "ref: layers";
     for (int l : vlayers) vnote += " " + std::to_string(l);
     if (sampled) vnote += ", first/last rows of each request";
+    if (requests_checked < c.batch) vnote += ", " + std::to_string(requests_checked) + "/" + std::to_string(c.batch) + " requests";
     if (err.nans > 0) vnote += ", " + std::to_string(err.nans) + " NaN/unwritten elements";
     append_note(eager.note, vnote);
     append_note(graph_row.note, vnote);
@@ -401,6 +385,25 @@ StepWork step_work(const Case& c) {
   return w;
 }
 
+CaseMemory estimate_case_memory(const Case& c) {
+  const ModelConfig& m = c.model;
+  const std::int64_t es = dtype_size(m.dtype), P = c.server.page_size;
+  std::int64_t pages = 0, tokens = 0;
+  for (int i = 0; i < c.batch; ++i) {
+    pages += ceil_div(c.prefix_lens[i] + c.new_lens[i], P);
+    tokens += c.prefix_lens[i] + c.new_lens[i];
+  }
+  const std::int64_t slots = (pages + pages / 4 + 5) * P;
+  CaseMemory cm;
+  cm.kv_pool_bytes = 2LL * m.num_layers * slots * m.num_kv_heads() * m.head_dim * es;
+  const std::int64_t t = c.q_tokens();
+  cm.total_bytes = cm.kv_pool_bytes + 4LL * (c.batch + 1) * c.kv_len_max()           // req_to_token
+                   + 4 * t * (m.num_qo_heads() + m.num_kv_heads()) * m.head_dim * es  // q, k, v, o (and graph copies)
+                   + 8LL * tokens                                                     // kv_indices / page tables
+                   + 2 * GiB;  // workspaces, graph state and capture of the largest backend (legacy: ~1.3 GiB)
+  return cm;
+}
+
 ResultRow skipped_row(const Case& c, const std::string& backend, const std::string& device, const std::string& timing,
                       const std::string& reason, const RunSettings& settings) {
   ResultRow r = base_row(c, backend, device, timing, settings);
@@ -412,6 +415,16 @@ ResultRow skipped_row(const Case& c, const std::string& backend, const std::stri
 CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, const DeviceMaker& make_device,
                      const RunSettings& s) {
   CaseOutcome out;
+  {  // A case that cannot fit is reported before any reference work or allocation.
+    std::unique_ptr<Device> probe = make_device();
+    const CaseMemory need = estimate_case_memory(c);
+    if (const auto avail = probe->available_bytes(); avail && need.total_bytes > *avail * 95 / 100) {
+      const std::string why = "capped by memory: the case needs about " + format_bytes(need.total_bytes) + " (KV cache " +
+                              format_bytes(need.kv_pool_bytes) + "), the device has " + format_bytes(*avail) + " free";
+      for (const auto& b : backends) out.rows.push_back(skipped_row(c, b, probe->name(), "eager", why, s));
+      return out;
+    }
+  }
   std::vector<ReferenceLayer> refs;
   const HostBatch host = plan_host_batch(c);
   for (int l : validated_layers(c.model.num_layers)) refs.push_back(reference_layer(c, host, l, s.reference_flop_budget));

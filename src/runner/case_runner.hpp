@@ -49,4 +49,12 @@ struct StepWork {
 };
 StepWork step_work(const Case& c);
 
+// Device bytes a case needs at most (KV pool, inputs, per-step metadata, plus an allowance for the backends'
+// workspaces and graph buffers); a case beyond what the device has free becomes a skipped row that says so.
+struct CaseMemory {
+  std::int64_t kv_pool_bytes = 0;
+  std::int64_t total_bytes = 0;
+};
+CaseMemory estimate_case_memory(const Case& c);
+
 }  // namespace attnbench

@@ -12,17 +12,7 @@ namespace attnbench {
 
 namespace {
 
-struct Mark {
-  Ledger::Snapshot ledger;
-  std::optional<MemoryInfo> driver;
-};
-
-Mark mark(Device& d) {
-  d.synchronize();
-  return Mark{d.ledger().snapshot(), d.memory_info()};
-}
-
-MemoryPhase phase_between(const std::string& name, const Mark& a, const Mark& b) {
+MemoryPhase phase_between(const std::string& name, const MemoryMark& a, const MemoryMark& b) {
   MemoryPhase p;
   p.phase = name;
   const Ledger::Totals t = Ledger::diff_totals(a.ledger, b.ledger);
@@ -43,17 +33,6 @@ MemoryPhase phase_between(const std::string& name, const Mark& a, const Mark& b)
     }
   }
   return p;
-}
-
-// The batch SGLang's graph runner captures with: every slot padded (req_pool_index 0, seq_len = fill value).
-BatchSpec capture_batch(int bs, int fill_value, ForwardMode mode, int num_draft_tokens) {
-  BatchSpec s;
-  s.forward_mode = mode;
-  s.num_draft_tokens = mode == ForwardMode::target_verify ? num_draft_tokens : 0;
-  s.req_pool_indices.assign(static_cast<std::size_t>(bs), 0);
-  s.seq_lens.assign(static_cast<std::size_t>(bs), fill_value);
-  s.out_cache_loc.assign(static_cast<std::size_t>(bs) * std::max(1, s.num_draft_tokens), 0);
-  return s;
 }
 
 }  // namespace
@@ -103,31 +82,32 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
         PhaseScope ps(dev->ledger(), "prefill_backend");
         prefill = find_backend(*req.prefill_backend).create(mr);
       }
-      const Mark m0 = mark(*dev);
+      const MemoryMark m0 = mark_memory(*dev);
       std::unique_ptr<AttentionBackend> backend;
       {
         PhaseScope ps(dev->ledger(), "construct");
         backend = info.create(mr);
       }
-      const Mark m1 = mark(*dev);
+      const MemoryMark m1 = mark_memory(*dev);
       bm.phases.push_back(phase_between("construct", m0, m1));
       if (graphs) {
         {
           PhaseScope ps(dev->ledger(), "graph_state");
           backend->init_cuda_graph_state(graph_max_bs, graph_max_bs * width);
         }
-        const Mark m2 = mark(*dev);
+        const MemoryMark m2 = mark_memory(*dev);
         bm.phases.push_back(phase_between("graph_state", m1, m2));
         {
           PhaseScope ps(dev->ledger(), "capture");
           const int fill = backend->get_cuda_graph_seq_len_fill_value();
           for (int bs : capture_bs) {
-            const ForwardBatch fb = inputs->load(capture_batch(bs, fill, capture_mode, n_draft));
+            const ForwardBatch fb = inputs->load(
+                pad_batch(BatchSpec{capture_mode, n_draft > 0 ? n_draft : 0, {}, {}, {}, {}, {}}, bs, fill, width));
             backend->init_forward_metadata_out_graph(fb, /*in_capture=*/true);
             backend->init_forward_metadata_in_graph(fb);
           }
         }
-        const Mark m3 = mark(*dev);
+        const MemoryMark m3 = mark_memory(*dev);
         bm.phases.push_back(phase_between("capture", m2, m3));
       }
     } catch (const InputError&) {

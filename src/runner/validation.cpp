@@ -79,7 +79,16 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
     int req, r0, r1;  // request-local rows [r0, r1)
   };
   std::vector<Range> ranges;
+  double sampled_flops = 0;
   for (int i = 0; i < c.batch; ++i) {
+    const int n = c.new_lens[i];
+    const int rows = (!ref.sampled || n <= kHeadRows + kTailRows) ? n : kHeadRows + kTailRows;
+    sampled_flops += 4.0 * rows * (c.prefix_lens[i] + n) * Hq * D;
+  }
+  // Still over budget (large decode batches): every step-th request, the first and the last always.
+  const int step = sampled_flops > flop_budget ? static_cast<int>(std::ceil(sampled_flops / flop_budget)) : 1;
+  for (int i = 0; i < c.batch; ++i) {
+    if (step > 1 && i % step != 0 && i != c.batch - 1) continue;
     const int n = c.new_lens[i];
     if (!ref.sampled || n <= kHeadRows + kTailRows) {
       ranges.push_back({i, 0, n});
@@ -88,6 +97,7 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
       ranges.push_back({i, n - kTailRows, n});
     }
   }
+  ref.requests_checked = static_cast<int>(std::count_if(ranges.begin(), ranges.end(), [](const Range& r) { return r.r0 == 0; }));
   std::vector<std::size_t> out_offset(ranges.size());
   std::size_t total_rows = 0;
   for (std::size_t r = 0; r < ranges.size(); ++r) {

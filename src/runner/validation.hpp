@@ -33,13 +33,15 @@ struct ErrorStats {
   bool pass() const { return elements > 0 && nans == 0 && mismatches == 0; }
 };
 
-// Reference output of one layer of a case, for a subset of query rows (all of them when the reference work
-// fits `flop_budget`; otherwise the first and last rows of every request, which see the fewest and the most keys).
+// Reference output of one layer of a case, for a subset of query rows: all of them when the reference work
+// fits `flop_budget`; otherwise the first and last rows of every request (which see the fewest and the most
+// keys), and if that is still over budget, those rows of every k-th request (the first and last always).
 struct ReferenceLayer {
   int layer = 0;
   std::vector<int> rows;     // query rows checked (global row index), ascending
   std::vector<double> o;     // [rows.size(), Hq, D]
   bool sampled = false;      // true when not every row is checked
+  int requests_checked = 0;
 };
 ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget);
 
