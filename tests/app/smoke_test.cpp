@@ -21,8 +21,12 @@ TEST(Smoke, SmokeConfigRunsEndToEnd) {
     ASSERT_TRUE(row.ref_pass.has_value());
     EXPECT_TRUE(*row.ref_pass) << row.case_id << " " << row.backend;
     EXPECT_GT(row.samples, 0);
-    if (row.backend == "trtllm_mha") EXPECT_NE(row.bitwise_equal_to.find("trtllm_mha_legacy"), std::string::npos);
-    if (row.backend == "trtllm_mha_legacy") EXPECT_NE(row.bitwise_equal_to.find("trtllm_mha"), std::string::npos);
+    if (row.backend == "trtllm_mha") {
+      EXPECT_NE(row.bitwise_equal_to.find("trtllm_mha_legacy"), std::string::npos);
+    }
+    if (row.backend == "trtllm_mha_legacy") {
+      EXPECT_NE(row.bitwise_equal_to.find("trtllm_mha"), std::string::npos);
+    }
   }
   EXPECT_NE(r.out.find("12 rows: 12 ok"), std::string::npos) << r.out;
 }

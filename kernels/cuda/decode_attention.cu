@@ -1,0 +1,917 @@
+// attention_decode on CUDA: few query rows per request (decode: 1; TRTLLM's verify: q_len_per_req up to 8).
+//
+// Computes, per request i, query row j and query head h (semantics: kernels/params.hpp, AttentionParams):
+//   o[q_begin + j, h, :] = softmax_m(sm_scale * q . k_m (soft-capped), sink) . v_m over the visible keys m
+// with the position convention of params.hpp (causal with q_start_pos / kv_start_pos, window_left, sinks in
+// the denominator only, lse in natural log; a row with no visible key gives o = 0 and lse = -inf).
+//   q, o  [total_q, num_qo_heads, head_dim]; rows per request: qo_indptr, else q_len_per_req
+//   k, v  token_indices: the pool [num_slots, Hkv, D], slot kv_indices[kv_indptr[i] + m] (FlashInfer, page 1)
+//         block_table:   the same pool as HND pages: slot page_table[i, m / page_size] * page_size + m % page_size
+//         ragged:        [total_kv, Hkv, D], row kv_indptr[i] + m
+//   lse   [total_q, num_qo_heads] float, optional
+//   split-KV scratch in `workspace`: partial o float [total_q, max_num_chunks, Hq, D], then lse float
+//         [total_q, max_num_chunks, Hq] (split_kv_workspace_bytes in params.hpp)
+// CPU twin: attention_decode_cpu (kernels/cpu/attention_cpu.cpp); equal within bf16 / fp16 rounding.
+// Checked by: ctest -L gpu -R DecodeAttention  (tests/gpu/decode_attention_test.cpp: both addressings, page
+//             sizes 1/16/32/64/128, GQA 1/4/8, head_dim 64/128/256, bf16/fp16/fp32, windows, sinks, soft cap,
+//             q_len_per_req 1/3/4/8/16, qo_indptr, split and no split, graph replay == eager, B=64 L=4096);
+//             timing table: scripts/gpu_check.sh (DecodeAttentionBench).
+//
+// Fast path (bf16 / fp16, head_dim 64 / 128 / 256): one CTA of 4 warps per (request, KV head, row group of
+// up to 64 (query row, head-in-group) pairs, KV chunk). K and V tiles of 64 keys stream through shared memory
+// with 16-byte cp.async (zero-filled past the end), 2-4 stages deep (3 at head_dim 128: 96 KiB, two CTAs per
+// SM), XOR-swizzled so that ldmatrix is conflict-free, one barrier per tile. The tiles' page / token indices
+// travel the same way, a ring of kStages index tiles in shared memory filled kStages - 1 tiles ahead: an index
+// fetched one iteration ahead into registers left every tile waiting for a DRAM round trip (3.4 -> 4.1 TB/s).
+// Each K/V tile is loaded ONCE for all query heads of the GQA group and all query rows of the request: those
+// rows are the M rows of mma.sync m16n8k16 (bf16/fp16 in, fp32 accumulate); S = Q K^T takes K through
+// ldmatrix, O += P V takes V through ldmatrix.trans, P stays in registers (the FA2 layout identity). With one
+// m-tile (group * q_len <= 16) the 4 warps split each tile's four 16-key blocks; with 2 or 4 m-tiles they
+// split the m-tiles. Online softmax in base 2, per warp; the warps' states merge through shared memory.
+// Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
+// (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
+// normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink). No host sync,
+// no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
+// Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
+// (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
+// Generic path (fp32, other head dims <= 512, misaligned pointers): one warp per (query row, head), online
+// softmax key by key, no split. Slow; correct.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "device/cuda_check.cuh"
+#include "kernels/cuda/kernels_cuda.cuh"
+#include "kernels/params.hpp"
+
+namespace attnbench {
+
+namespace decode_detail {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kTileKeys = 64;       // keys per pipeline stage
+constexpr int kRowsPerCta = 64;     // (query row, head-in-group) pairs per CTA: up to 4 m-tiles of 16
+constexpr int kGenericMaxHeadDim = 512;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+// Stages of the K/V pipeline: 32 KiB per stage at head_dim 128 (K + V), 3 stages = 96 KiB: two CTAs per SM.
+template <int D>
+constexpr int default_stages() {
+  return D == 64 ? 4 : (D == 128 ? 3 : 2);
+}
+// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32).
+template <int D, int kStages>
+constexpr int smem_bytes() {
+  return kStages * 2 * kTileKeys * D * 2 + kStages * kTileKeys * 4;
+}
+
+// AttentionParams reduced to what the kernels read.
+struct DecodeArgs {
+  const void* q;
+  void* o;
+  float* lse;
+  const std::int32_t* qo_indptr;
+  int q_len_per_req;
+  int addressing;  // KvAddressing
+  const void* k;
+  const void* v;
+  const std::int32_t* kv_indptr;
+  const std::int32_t* kv_indices;
+  const std::int32_t* kv_lens;
+  const std::int32_t* page_table;
+  int page_table_stride;
+  int page_size;
+  int page_shift;  // log2(page_size) when a power of two, else -1
+  const std::int32_t* q_start_pos;
+  const std::int32_t* kv_start_pos;
+  int batch_size;
+  int total_q;
+  int max_q_len;  // rows per request the grid covers
+  int num_qo_heads;
+  int num_kv_heads;
+  int group;
+  int row_groups;  // ceil(group * max_q_len / kRowsPerCta)
+  bool causal;
+  int window_left;
+  float sm_scale;
+  float soft_cap;
+  const float* sinks;
+  // split-KV
+  bool split;
+  int num_chunks;  // CTAs per (request, KV head, row group): max_num_chunks when split, else 1
+  int kv_chunk_size;
+  const std::int32_t* kv_chunk_size_ptr;
+  float* part_o;    // [total_q, num_chunks, Hq, D]
+  float* part_lse;  // [total_q, num_chunks, Hq]
+};
+
+struct RequestInfo {
+  int q_begin, q_len, kv_len, kv_base, qpos0, kvpos0;
+};
+
+__device__ __forceinline__ RequestInfo request_info(const DecodeArgs& a, int req) {
+  RequestInfo r;
+  if (a.qo_indptr) {
+    r.q_begin = a.qo_indptr[req];
+    r.q_len = a.qo_indptr[req + 1] - r.q_begin;
+  } else {
+    r.q_begin = req * a.q_len_per_req;
+    r.q_len = a.q_len_per_req;
+  }
+  if (a.addressing == static_cast<int>(KvAddressing::block_table)) {
+    r.kv_len = a.kv_lens[req];
+    r.kv_base = 0;
+  } else {
+    r.kv_base = a.kv_indptr[req];
+    r.kv_len = a.kv_indptr[req + 1] - r.kv_base;
+  }
+  r.qpos0 = a.q_start_pos ? a.q_start_pos[req] : r.kv_len - r.q_len;
+  r.kvpos0 = a.kv_start_pos ? a.kv_start_pos[req] : 0;
+  return r;
+}
+
+// Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
+__device__ __forceinline__ void visible_keys(const DecodeArgs& a, const RequestInfo& r, int j, int& lo, int& hi) {
+  const int qpos = r.qpos0 + j;
+  lo = 0;
+  hi = r.kv_len;
+  if (a.causal) hi = min(hi, qpos - r.kvpos0 + 1);
+  if (a.window_left >= 0) lo = max(lo, qpos - a.window_left - r.kvpos0);
+  hi = max(hi, lo);
+}
+
+// Row of the K/V tensors (in units of [Hkv, D]) holding key m of the request.
+__device__ __forceinline__ std::int64_t kv_slot(const DecodeArgs& a, int req, int kv_base, int m) {
+  if (a.addressing == static_cast<int>(KvAddressing::block_table)) {
+    const std::int32_t* row = a.page_table + static_cast<std::int64_t>(req) * a.page_table_stride;
+    if (a.page_shift >= 0)
+      return (static_cast<std::int64_t>(row[m >> a.page_shift]) << a.page_shift) + (m & (a.page_size - 1));
+    return static_cast<std::int64_t>(row[m / a.page_size]) * a.page_size + m % a.page_size;
+  }
+  if (a.addressing == static_cast<int>(KvAddressing::token_indices)) return a.kv_indices[kv_base + m];
+  return static_cast<std::int64_t>(kv_base) + m;  // ragged
+}
+
+// Keys [b, e) of KV chunk `chunk` (params.hpp, split-KV). Without a split, chunk 0 takes every key.
+__device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int chunk, int& b, int& e) {
+  if (!a.split) {
+    b = 0;
+    e = kv_len;
+    return;
+  }
+  int cs = a.kv_chunk_size_ptr ? *a.kv_chunk_size_ptr : a.kv_chunk_size;
+  if (cs == kSplitKvEven) {
+    const int even = (kv_len + a.num_chunks - 1) / a.num_chunks;
+    cs = max(kMinEvenKvChunk, (even + 63) / 64 * 64);
+  }
+  if (cs <= 0) {  // the plan chose no split this time: chunk 0 takes every key, the others none
+    b = chunk == 0 ? 0 : kv_len;
+    e = kv_len;
+    return;
+  }
+  const std::int64_t b64 = static_cast<std::int64_t>(chunk) * cs;
+  b = static_cast<int>(b64 < kv_len ? b64 : kv_len);
+  // The last chunk takes any rest, should a plan's chunk size leave more keys than max_num_chunks chunks hold.
+  e = chunk == a.num_chunks - 1 ? kv_len : static_cast<int>(b64 + cs < kv_len ? b64 + cs : kv_len);
+}
+
+// ---- PTX helpers ---------------------------------------------------------------------------------------
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared from address base + index * scale (index: a page or token index read from the
+// ring), bypassing L1; zero-fills when !valid (nothing is read then). The multiply-add sits inside the
+// volatile asm, so the address arithmetic stays where the copy is issued.
+__device__ __forceinline__ void cp_async16_indexed(std::uint32_t dst, const void* base, std::int32_t index,
+                                                   std::int32_t scale, bool valid) {
+  const int n = valid ? 16 : 0;
+  asm volatile(
+      "{\n .reg .u64 addr;\n mad.wide.s32 addr, %1, %2, %3;\n cp.async.cg.shared.global [%0], [addr], 16, %4;\n}\n" ::"r"(
+          dst),
+      "r"(index), "r"(scale), "l"(base), "r"(n)
+      : "memory");
+}
+// 4 bytes global -> shared (an index), through L1.
+__device__ __forceinline__ void cp_async4(std::uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
+// c += a * b, m16n8k16, row.col, fp32 accumulate.
+template <bool kBf16>
+__device__ __forceinline__ void mma16816(float (&c)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1) {
+  if constexpr (kBf16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two floats -> one 32-bit word of two 16-bit values (lo in the low half), round to nearest even.
+template <bool kBf16>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  std::uint32_t u;
+  if constexpr (kBf16) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    memcpy(&u, &v, 4);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    memcpy(&u, &v, 4);
+  }
+  return u;
+}
+
+// ---- fast path ---------------------------------------------------------------------------------------
+
+template <bool kBf16, int D, int kStages, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
+  constexpr int kRowBytes = D * 2;
+  constexpr int kPiecesPerRow = D / 8;                    // 16-byte pieces of one K or V row
+  constexpr int kRowStep = kThreads / kPiecesPerRow;      // rows the CTA covers in one pass
+  constexpr int kRowsPerThread = kTileKeys / kRowStep;    // rows each thread copies per tile
+  constexpr int kStageBytes = kTileKeys * kRowBytes;      // one of K or V
+  constexpr int kKSteps = D / 16;                         // mma k-steps over head_dim
+  constexpr int kNTiles = D / 8;                          // n8 tiles of the output
+  constexpr int kOStride = D + 4;                         // fp32 row stride of the final combine
+  static_assert(kThreads % kPiecesPerRow == 0 && kTileKeys % kRowStep == 0, "tile shape");
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  const std::uint32_t smem_base = smem_addr(smem);
+
+  int bid = blockIdx.x;
+  const int chunk = bid % a.num_chunks;
+  bid /= a.num_chunks;
+  const int rg = bid % a.row_groups;
+  bid /= a.row_groups;
+  const int kvh = bid % a.num_kv_heads;
+  const int req = bid / a.num_kv_heads;
+
+  const RequestInfo ri = request_info(a, req);
+  const int G = a.group;
+  const int row0 = rg * kRowsPerCta;
+  const int rows_valid = min(kRowsPerCta, G * ri.q_len - row0);
+  if (rows_valid <= 0) return;  // (only with qo_indptr: a request shorter than max_q_len)
+
+  int cbeg, cend;
+  chunk_range(a, ri.kv_len, chunk, cbeg, cend);
+  const int j_first = row0 / G, j_last = (row0 + rows_valid - 1) / G;
+  int lo_f, hi_f, lo_l, hi_l;
+  visible_keys(a, ri, j_first, lo_f, hi_f);
+  visible_keys(a, ri, j_last, lo_l, hi_l);
+  const int kbeg = max(cbeg, lo_f);  // visible bounds are non-decreasing in j: the union is [lo_f, hi_l)
+  const int kend = min(cend, hi_l);
+  const int mask_lo = max(kbeg, lo_l);  // [mask_lo, mask_hi): visible to every row of the CTA
+  const int mask_hi = min(kend, hi_f);
+  const int num_tiles = kend > kbeg ? (kend - kbeg + kTileKeys - 1) / kTileKeys : 0;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int m_tiles = (rows_valid + 15) / 16;
+  const int ks_count = m_tiles == 1 ? 4 : (m_tiles == 2 ? 2 : 1);  // warps sharing one m-tile
+  const int mt = warp / ks_count, ks = warp % ks_count;
+  const bool active = mt < m_tiles;
+
+  // This thread's two M rows (g and g + 8 of its m-tile): visible range clamped to the CTA's keys.
+  int row_lo[2], row_hi[2];
+  std::int64_t q_word[2];  // offset of the row's q in 32-bit words, -1 for padding rows
+  const int Hq = a.num_qo_heads;
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    const int r = mt * 16 + g + 8 * x;
+    row_lo[x] = 0;
+    row_hi[x] = 0;
+    q_word[x] = -1;
+    if (active && r < rows_valid) {
+      const int R = row0 + r, j = R / G, h = R % G;
+      int lo, hi;
+      visible_keys(a, ri, j, lo, hi);
+      row_lo[x] = max(lo, kbeg);
+      row_hi[x] = min(hi, kend);
+      q_word[x] = (static_cast<std::int64_t>(ri.q_begin + j) * Hq + kvh * G + h) * (D / 2);
+    }
+  }
+
+  // Q as A fragments, kept in registers for the whole key loop.
+  std::uint32_t qf[kKSteps][4];
+  {
+    const auto* q32 = static_cast<const std::uint32_t*>(a.q);
+#pragma unroll
+    for (int s = 0; s < kKSteps; ++s) {
+      qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + t] : 0u;
+      qf[s][1] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + t] : 0u;
+      qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + 4 + t] : 0u;
+      qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + 4 + t] : 0u;
+    }
+  }
+
+  // ---- K/V loader: thread copies piece ld_piece of rows ld_row0 + i * kRowStep --------------------------
+  const int ld_piece = threadIdx.x % kPiecesPerRow;
+  const int ld_row0 = threadIdx.x / kPiecesPerRow;
+  const std::int64_t slot_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;  // elements per slot
+  const std::int64_t head_off = static_cast<std::int64_t>(kvh) * D + ld_piece * 8;
+  const auto* kg = static_cast<const std::uint16_t*>(a.k);
+  const auto* vg = static_cast<const std::uint16_t*>(a.v);
+  // Page / token indices travel like K and V: tile j's 64 indices (one per key row: the page id, or the token's
+  // slot) are copied into ring slot j % kStages together with K/V tile j - (kStages - 1), so they have landed
+  // kStages - 1 tiles before the K/V copies that need them. Loading them one iteration ahead into registers
+  // instead left each tile waiting for a DRAM round trip.
+  const bool by_block = a.addressing == static_cast<int>(KvAddressing::block_table);
+  const bool by_token = a.addressing == static_cast<int>(KvAddressing::token_indices);
+  const std::int32_t* index_row =
+      by_block ? a.page_table + static_cast<std::int64_t>(req) * a.page_table_stride
+               : (by_token ? a.kv_indices + ri.kv_base : nullptr);
+  auto* ring = reinterpret_cast<std::int32_t*>(smem + kStages * 2 * kStageBytes);  // [kStages][kTileKeys]
+  const std::uint32_t ring_base = smem_base + kStages * 2 * kStageBytes;
+  // Where the index of key row r of tile j is read from (the row clamped to the last key: always valid).
+  auto index_src = [&](int tile, int r) {
+    const int m = min(kbeg + tile * kTileKeys + r, kend - 1);
+    const int e = !by_block ? m : (a.page_shift >= 0 ? m >> a.page_shift : m / a.page_size);
+    return index_row + e;
+  };
+  auto copy_indices = [&](int tile) {  // asynchronous, joins the current commit group
+    if (index_row != nullptr && tile < num_tiles && threadIdx.x < kTileKeys)
+      cp_async4(ring_base + ((tile % kStages) * kTileKeys + threadIdx.x) * 4, index_src(tile, threadIdx.x));
+  };
+
+  // Byte address of key m's piece = base + index * scale + offset, with index the page / token index from the
+  // ring (ragged: the row itself) and offset known without it.
+  const std::int32_t row_bytes_all = static_cast<std::int32_t>(slot_stride * 2);  // one slot: Hkv * D * 2 bytes
+  const std::int32_t scale = by_block ? a.page_size * row_bytes_all : row_bytes_all;
+  auto issue = [&](int tile) {
+    const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
+    const std::uint32_t sv = sk + kStageBytes;
+    const std::int32_t* ring_tile = ring + (tile % kStages) * kTileKeys;
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i) {
+      const int row = ld_row0 + i * kRowStep;
+      const int m = kbeg + tile * kTileKeys + row;
+      const bool ok = m < kend;
+      std::int32_t index;
+      std::int64_t offset = head_off * 2;  // bytes
+      if (by_block) {
+        index = ring_tile[row];
+        offset += static_cast<std::int64_t>(a.page_shift >= 0 ? (m & (a.page_size - 1)) : m % a.page_size) * row_bytes_all;
+      } else if (by_token) {
+        index = ring_tile[row];
+      } else {
+        index = ri.kv_base + min(m, kend - 1);
+      }
+      const std::uint32_t off = row * kRowBytes + ((ld_piece ^ (row & 7)) * 16);
+      cp_async16_indexed(sk + off, reinterpret_cast<const char*>(kg) + offset, index, scale, ok);
+      cp_async16_indexed(sv + off, reinterpret_cast<const char*>(vg) + offset, index, scale, ok);
+    }
+  };
+
+  float m_run[2] = {-INFINITY, -INFINITY};  // running max, log2 units
+  float l_run[2] = {0.0f, 0.0f};            // running sum (this thread's columns; quad-reduced at the end)
+  float acc[kNTiles][4];
+#pragma unroll
+  for (int n = 0; n < kNTiles; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+
+  const float score_scale = a.sm_scale;
+  const float cap = a.soft_cap;
+
+  // Prologue: the indices of tiles 0 .. kStages-2 synchronously, then their K/V (and the indices kStages - 1
+  // tiles further) asynchronously. The barriers keep a ring slot's readers ahead of its next writer.
+  if (index_row != nullptr && threadIdx.x < kTileKeys) {
+    for (int s = 0; s < kStages - 1 && s < num_tiles; ++s) ring[s * kTileKeys + threadIdx.x] = *index_src(s, threadIdx.x);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < num_tiles) issue(s);
+    copy_indices(s + kStages - 1);
+    cp_async_commit();
+    __syncthreads();
+  }
+
+  for (int tile = 0; tile < num_tiles; ++tile) {
+    cp_async_wait<kStages - 2>();  // this thread's copies of `tile` (and of the indices of tile + kStages - 1)
+    __syncthreads();               // everyone's have landed; and everyone is done computing tile - 1
+    {
+      const int nxt = tile + kStages - 1;  // refills the stage of tile - 1
+      if (nxt < num_tiles) issue(nxt);
+      copy_indices(nxt + kStages - 1);  // into the ring slot that issue(nxt - 1) read last iteration
+      cp_async_commit();
+    }
+
+    if (active) {
+      const int k0 = kbeg + tile * kTileKeys;
+      const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
+      const std::uint32_t sv = sk + kStageBytes;
+      const bool need_mask = k0 < mask_lo || k0 + kTileKeys > mask_hi;
+      for (int sb = ks; sb < kTileKeys / 16; sb += ks_count) {
+        const int kb = k0 + sb * 16;
+        if (kb >= kend) break;
+        // S = Q K^T for 16 keys: two n8 tiles.
+        float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+        {
+          const int mi = lane / 8;
+          const int row = sb * 16 + (mi / 2) * 8 + (lane % 8);
+          const std::uint32_t row_addr = sk + row * kRowBytes;
+#pragma unroll
+          for (int st = 0; st < kKSteps; ++st) {
+            const int piece = 2 * st + (mi % 2);
+            std::uint32_t b[4];
+            ldmatrix_x4(b, row_addr + ((piece ^ (row & 7)) * 16));
+            mma16816<kBf16>(s[0], qf[st], b[0], b[1]);
+            mma16816<kBf16>(s[1], qf[st], b[2], b[3]);
+          }
+        }
+        // Scale, soft cap, mask; base-2 logits.
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            float x = s[n][e] * score_scale;
+            if (cap > 0.0f) x = cap * tanhf(x / cap);
+            x *= kLog2e;
+            if (need_mask) {
+              const int key = kb + n * 8 + 2 * t + (e & 1);
+              const int rs = e >> 1;
+              if (key < row_lo[rs] || key >= row_hi[rs]) x = -INFINITY;
+            }
+            s[n][e] = x;
+          }
+        }
+        float mx[2] = {fmaxf(fmaxf(s[0][0], s[0][1]), fmaxf(s[1][0], s[1][1])),
+                       fmaxf(fmaxf(s[0][2], s[0][3]), fmaxf(s[1][2], s[1][3]))};
+#pragma unroll
+        for (int x = 0; x < 2; ++x) {
+          mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 1));
+          mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 2));
+        }
+        float base[2], rescale[2], rsum[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int x = 0; x < 2; ++x) {
+          const float m_new = fmaxf(m_run[x], mx[x]);
+          base[x] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet stays at p = 0
+          rescale[x] = exp2f(m_run[x] - base[x]);
+          m_run[x] = m_new;
+        }
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            s[n][e] = exp2f(s[n][e] - base[e >> 1]);
+            rsum[e >> 1] += s[n][e];
+          }
+        }
+        l_run[0] = l_run[0] * rescale[0] + rsum[0];
+        l_run[1] = l_run[1] * rescale[1] + rsum[1];
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) {
+          acc[n][0] *= rescale[0];
+          acc[n][1] *= rescale[0];
+          acc[n][2] *= rescale[1];
+          acc[n][3] *= rescale[1];
+        }
+        // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
+        const std::uint32_t pa[4] = {pack2<kBf16>(s[0][0], s[0][1]), pack2<kBf16>(s[0][2], s[0][3]),
+                                     pack2<kBf16>(s[1][0], s[1][1]), pack2<kBf16>(s[1][2], s[1][3])};
+        {
+          const int mi = lane / 8;
+          const int row = sb * 16 + (mi % 2) * 8 + (lane % 8);
+          const std::uint32_t row_addr = sv + row * kRowBytes;
+#pragma unroll
+          for (int dt = 0; dt < D / 16; ++dt) {
+            const int piece = 2 * dt + mi / 2;
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, row_addr + ((piece ^ (row & 7)) * 16));
+            mma16816<kBf16>(acc[2 * dt], pa, b[0], b[1]);
+            mma16816<kBf16>(acc[2 * dt + 1], pa, b[2], b[3]);
+          }
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // ---- merge the warps' states through shared memory, then store ----------------------------------------
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
+    l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
+  }
+  auto* so = reinterpret_cast<float*>(smem);          // [kWarps][16][kOStride]
+  float* sm = so + kWarps * 16 * kOStride;            // [kWarps][16]
+  float* sl = sm + kWarps * 16;                       // [kWarps][16]
+  if (active) {
+    float* ow = so + warp * 16 * kOStride;
+#pragma unroll
+    for (int n = 0; n < kNTiles; ++n) {
+      *reinterpret_cast<float2*>(ow + g * kOStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
+      *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
+    }
+    if (t == 0) {
+      sm[warp * 16 + g] = m_run[0];
+      sm[warp * 16 + g + 8] = m_run[1];
+      sl[warp * 16 + g] = l_run[0];
+      sl[warp * 16 + g + 8] = l_run[1];
+    }
+  }
+  __syncthreads();
+
+  for (int item = threadIdx.x; item < rows_valid * kPiecesPerRow; item += kThreads) {
+    const int r = item / kPiecesPerRow, piece = item % kPiecesPerRow;
+    const int mtr = r / 16, rr = r % 16;
+    float M = -INFINITY;
+    for (int w = 0; w < ks_count; ++w) M = fmaxf(M, sm[(mtr * ks_count + w) * 16 + rr]);
+    const float mb = M == -INFINITY ? 0.0f : M;
+    float L = 0.0f;
+    float o[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int w = 0; w < ks_count; ++w) {
+      const int ww = mtr * ks_count + w;
+      const float f = exp2f(sm[ww * 16 + rr] - mb);
+      L += sl[ww * 16 + rr] * f;
+      const float* src = so + (ww * 16 + rr) * kOStride + piece * 8;
+      const float4 u0 = *reinterpret_cast<const float4*>(src);
+      const float4 u1 = *reinterpret_cast<const float4*>(src + 4);
+      o[0] += f * u0.x;
+      o[1] += f * u0.y;
+      o[2] += f * u0.z;
+      o[3] += f * u0.w;
+      o[4] += f * u1.x;
+      o[5] += f * u1.y;
+      o[6] += f * u1.z;
+      o[7] += f * u1.w;
+    }
+    const int R = row0 + r, j = R / G, h = R % G;
+    const int head = kvh * G + h;
+    const std::int64_t qrow = ri.q_begin + j;
+    if (!a.split) {
+      if (a.sinks) {  // the sink joins the denominator only
+        const float sk = a.sinks[head] * kLog2e;
+        const float m2 = fmaxf(M, sk);
+        const float f = exp2f(M - m2);  // M = -inf: 0
+        L = L * f + exp2f(sk - m2);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) o[i] *= f;
+        M = m2;
+      }
+      const float inv = L > 0.0f ? 1.0f / L : 0.0f;
+      uint4 packed;
+      packed.x = pack2<kBf16>(o[0] * inv, o[1] * inv);
+      packed.y = pack2<kBf16>(o[2] * inv, o[3] * inv);
+      packed.z = pack2<kBf16>(o[4] * inv, o[5] * inv);
+      packed.w = pack2<kBf16>(o[6] * inv, o[7] * inv);
+      auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + piece * 8;
+      *reinterpret_cast<uint4*>(out) = packed;
+      if (piece == 0 && a.lse) a.lse[qrow * Hq + head] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
+    } else {
+      const float inv = L > 0.0f ? 1.0f / L : 0.0f;
+      const std::int64_t slot = (qrow * a.num_chunks + chunk) * Hq + head;
+      float* dst = a.part_o + slot * D + piece * 8;
+      *reinterpret_cast<float4*>(dst) = make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv);
+      *reinterpret_cast<float4*>(dst + 4) = make_float4(o[4] * inv, o[5] * inv, o[6] * inv, o[7] * inv);
+      if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
+    }
+  }
+}
+
+// Merge of the split-KV partial states: one warp per (query row, head). Chunks with lse = -inf (no visible
+// key) are skipped, so their partial o is never read. The sink joins the denominator here.
+template <bool kBf16>
+__global__ void decode_merge_kernel(const DecodeArgs a, int head_dim) {
+  const int Hq = a.num_qo_heads;
+  const std::int64_t n = static_cast<std::int64_t>(a.total_q) * Hq;
+  const std::int64_t rh = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  if (rh >= n) return;
+  const int lane = threadIdx.x % 32;
+  const std::int64_t qrow = rh / Hq;
+  const int head = static_cast<int>(rh % Hq);
+  const int C = a.num_chunks;
+  const float* lse = a.part_lse + qrow * C * Hq + head;  // chunk c at lse[c * Hq]
+  float M = -INFINITY;
+  for (int c = lane; c < C; c += 32) M = fmaxf(M, lse[static_cast<std::int64_t>(c) * Hq]);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, o));
+  const float sink = a.sinks ? a.sinks[head] : -INFINITY;
+  M = fmaxf(M, sink);
+  auto* out = static_cast<std::uint16_t*>(a.o) + rh * head_dim;
+  if (M == -INFINITY) {  // nothing visible, no sink
+    for (int d = lane; d < head_dim; d += 32) out[d] = 0;
+    if (lane == 0 && a.lse) a.lse[rh] = -INFINITY;
+    return;
+  }
+  float L = 0.0f;
+  for (int c = lane; c < C; c += 32) {
+    const float l = lse[static_cast<std::int64_t>(c) * Hq];
+    if (l != -INFINITY) L += expf(l - M);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
+  if (a.sinks) L += expf(sink - M);
+  const float inv = 1.0f / L;
+  // Every partial of an existing row was written (0 where its chunk saw no key), so the loads need no
+  // branch and several chunks' loads are in flight at once; a chunk without keys weighs 0.
+  for (int d_base = 0; d_base < head_dim; d_base += 128) {  // every lane takes part in the shuffles
+    const bool d_ok = d_base + lane * 4 < head_dim;
+    const int d0 = d_ok ? d_base + lane * 4 : 0;
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int c0 = 0; c0 < C; c0 += 32) {
+      const int c_lane = c0 + lane;
+      const float l_lane = c_lane < C ? lse[static_cast<std::int64_t>(c_lane) * Hq] : -INFINITY;
+      const float w_lane = l_lane == -INFINITY ? 0.0f : expf(l_lane - M);
+      const int n = min(32, C - c0);
+      const float* src = a.part_o + ((qrow * C + c0) * Hq + head) * head_dim + d0;
+      const std::int64_t step = static_cast<std::int64_t>(Hq) * head_dim;
+#pragma unroll 8
+      for (int cc = 0; cc < n; ++cc) {
+        const float w = __shfl_sync(0xffffffffu, w_lane, cc);
+        const float4 u = *reinterpret_cast<const float4*>(src + cc * step);
+        s.x += w * u.x;
+        s.y += w * u.y;
+        s.z += w * u.z;
+        s.w += w * u.w;
+      }
+    }
+    if (d_ok) {
+      uint2 packed;
+      packed.x = pack2<kBf16>(s.x * inv, s.y * inv);
+      packed.y = pack2<kBf16>(s.z * inv, s.w * inv);
+      *reinterpret_cast<uint2*>(out + d0) = packed;
+    }
+  }
+  if (lane == 0 && a.lse) a.lse[rh] = M + logf(L);
+}
+
+// ---- generic path ------------------------------------------------------------------------------------
+
+constexpr int kGenericPerLane = kGenericMaxHeadDim / 32;
+
+// One warp per (request, query row, query head); lanes over head_dim; online softmax key by key (natural
+// exp, as the CPU twin). Any dtype, any head_dim <= 512, any alignment; ignores the split-KV fields.
+__global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_dim) {
+  const int Hq = a.num_qo_heads;
+  const std::int64_t gw = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int head = static_cast<int>(gw % Hq);
+  const std::int64_t rest = gw / Hq;
+  const int j = static_cast<int>(rest % a.max_q_len);
+  const std::int64_t req64 = rest / a.max_q_len;
+  if (req64 >= a.batch_size) return;
+  const int req = static_cast<int>(req64);
+  const RequestInfo ri = request_info(a, req);
+  if (j >= ri.q_len) return;
+  const int kvh = head / a.group;
+  const std::int64_t qrow = ri.q_begin + j;
+  float qv[kGenericPerLane], acc[kGenericPerLane];
+#pragma unroll
+  for (int i = 0; i < kGenericPerLane; ++i) {
+    const int d = lane + 32 * i;
+    qv[i] = d < head_dim ? load_as_float(a.q, (qrow * Hq + head) * head_dim + d, dtype) : 0.0f;
+    acc[i] = 0.0f;
+  }
+  int lo, hi;
+  visible_keys(a, ri, j, lo, hi);
+  float m = -INFINITY, l = 0.0f;
+  const std::int64_t slot_stride = static_cast<std::int64_t>(a.num_kv_heads) * head_dim;
+  for (int key = lo; key < hi; ++key) {
+    const std::int64_t base = kv_slot(a, req, ri.kv_base, key) * slot_stride + static_cast<std::int64_t>(kvh) * head_dim;
+    float dot = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kGenericPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < head_dim) dot += qv[i] * load_as_float(a.k, base + d, dtype);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, o);
+    float x = dot * a.sm_scale;
+    if (a.soft_cap > 0.0f) x = a.soft_cap * tanhf(x / a.soft_cap);
+    const float m_new = fmaxf(m, x);
+    const float f = expf(m - m_new);  // m = -inf: 0
+    const float p = expf(x - m_new);
+    l = l * f + p;
+#pragma unroll
+    for (int i = 0; i < kGenericPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < head_dim) acc[i] = acc[i] * f + p * load_as_float(a.v, base + d, dtype);
+    }
+    m = m_new;
+  }
+  if (a.sinks) {
+    const float sk = a.sinks[head];
+    const float m_new = fmaxf(m, sk);
+    const float f = expf(m - m_new);
+#pragma unroll
+    for (int i = 0; i < kGenericPerLane; ++i) acc[i] *= f;
+    l = l * f + expf(sk - m_new);
+    m = m_new;
+  }
+  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+#pragma unroll
+  for (int i = 0; i < kGenericPerLane; ++i) {
+    const int d = lane + 32 * i;
+    if (d < head_dim) store_from_float(a.o, (qrow * Hq + head) * head_dim + d, dtype, acc[i] * inv);
+  }
+  if (lane == 0 && a.lse) a.lse[qrow * Hq + head] = l > 0.0f ? m + logf(l) : -INFINITY;
+}
+
+// ---- host side ---------------------------------------------------------------------------------------
+
+bool aligned(const void* p, std::uintptr_t n) { return (reinterpret_cast<std::uintptr_t>(p) % n) == 0; }
+
+template <bool kBf16, int D, int kStages, int kMinBlocks>
+void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
+  constexpr int smem = smem_bytes<D, kStages>();
+  static std::once_flag attr_once;
+  std::call_once(attr_once, [] {
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  });
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks><<<grid, kThreads, smem, stream>>>(a);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
+}
+
+template <bool kBf16, int D>
+void run_mma(const DecodeArgs& a, cudaStream_t stream) {
+  const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
+  if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
+  launch_mma<kBf16, D, default_stages<D>(), 2>(a, static_cast<unsigned>(grid), stream);
+  if (a.split) {
+    const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
+    const int warps_per_block = 8;
+    decode_merge_kernel<kBf16><<<static_cast<unsigned>((rows + warps_per_block - 1) / warps_per_block),
+                                 warps_per_block * 32, 0, stream>>>(a, D);
+    ATTNBENCH_CUDA_CHECK_LAUNCH();
+  }
+}
+
+void run_generic(const DecodeArgs& a, DType dtype, int head_dim, cudaStream_t stream) {
+  const std::int64_t warps = static_cast<std::int64_t>(a.batch_size) * a.max_q_len * a.num_qo_heads;
+  const int warps_per_block = 4;
+  const std::int64_t blocks = (warps + warps_per_block - 1) / warps_per_block;
+  if (blocks > 0x7fffffff) throw Unsupported("attention_decode: too many rows for the generic kernel");
+  decode_generic_kernel<<<static_cast<unsigned>(blocks), warps_per_block * 32, 0, stream>>>(a, dtype, head_dim);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
+}
+
+void check_params(const AttentionParams& p) {
+  auto bad = [](const std::string& what) { throw InputError("attention_decode: " + what); };
+  if (p.batch_size < 0) bad("negative batch_size");
+  if (p.num_kv_heads <= 0 || p.num_qo_heads <= 0 || p.num_qo_heads % p.num_kv_heads != 0)
+    bad("num_qo_heads (" + std::to_string(p.num_qo_heads) + ") must be a positive multiple of num_kv_heads (" +
+        std::to_string(p.num_kv_heads) + ")");
+  if (p.head_dim <= 0) bad("head_dim must be positive");
+  if (!p.q || !p.o || !p.k || !p.v) bad("q, o, k and v must be set");
+  switch (p.addressing) {
+    case KvAddressing::block_table:
+      if (!p.kv_lens || !p.page_table) bad("block_table addressing needs kv_lens and page_table");
+      if (p.page_size <= 0 || p.page_table_stride <= 0) bad("block_table addressing needs page_size and page_table_stride > 0");
+      break;
+    case KvAddressing::token_indices:
+      if (!p.kv_indptr || !p.kv_indices) bad("token_indices addressing needs kv_indptr and kv_indices");
+      break;
+    case KvAddressing::ragged:
+      if (!p.kv_indptr) bad("ragged addressing needs kv_indptr");
+      break;
+  }
+  if (p.qo_indptr ? p.max_q_len <= 0 : p.q_len_per_req <= 0)
+    bad(p.qo_indptr ? "max_q_len must be positive with qo_indptr" : "q_len_per_req must be positive");
+}
+
+}  // namespace decode_detail
+
+namespace decode_detail {
+
+DecodeArgs make_args(const AttentionParams& p) {
+  DecodeArgs a{};
+  a.q = p.q;
+  a.o = p.o;
+  a.lse = p.lse;
+  a.qo_indptr = p.qo_indptr;
+  a.q_len_per_req = p.q_len_per_req;
+  a.addressing = static_cast<int>(p.addressing);
+  a.k = p.k;
+  a.v = p.v;
+  a.kv_indptr = p.kv_indptr;
+  a.kv_indices = p.kv_indices;
+  a.kv_lens = p.kv_lens;
+  a.page_table = p.page_table;
+  a.page_table_stride = p.page_table_stride;
+  a.page_size = p.page_size;
+  a.page_shift = -1;
+  if (p.page_size > 0 && (p.page_size & (p.page_size - 1)) == 0) {
+    a.page_shift = 0;
+    while ((1 << a.page_shift) < p.page_size) ++a.page_shift;
+  }
+  a.q_start_pos = p.q_start_pos;
+  a.kv_start_pos = p.kv_start_pos;
+  a.batch_size = p.batch_size;
+  a.total_q = p.total_q;
+  a.max_q_len = p.qo_indptr ? p.max_q_len : p.q_len_per_req;
+  a.num_qo_heads = p.num_qo_heads;
+  a.num_kv_heads = p.num_kv_heads;
+  a.group = p.num_qo_heads / p.num_kv_heads;
+  a.row_groups = (a.group * a.max_q_len + kRowsPerCta - 1) / kRowsPerCta;
+  a.causal = p.causal;
+  a.window_left = p.window_left;
+  a.sm_scale = p.sm_scale;
+  a.soft_cap = p.logits_soft_cap;
+  a.sinks = p.sinks;
+  a.split = p.max_num_chunks > 1 && (p.kv_chunk_size != 0 || p.kv_chunk_size_ptr != nullptr);
+  a.num_chunks = a.split ? p.max_num_chunks : 1;
+  a.kv_chunk_size = p.kv_chunk_size;
+  a.kv_chunk_size_ptr = p.kv_chunk_size_ptr;
+  return a;
+}
+
+}  // namespace decode_detail
+
+void launch_attention_decode_generic(const AttentionParams& p, void* stream) {
+  using namespace decode_detail;
+  check_params(p);
+  if (p.batch_size == 0 || p.total_q == 0) return;
+  if (p.head_dim > kGenericMaxHeadDim)
+    throw Unsupported("attention_decode (generic): head_dim " + std::to_string(p.head_dim) + " > " +
+                      std::to_string(kGenericMaxHeadDim));
+  DecodeArgs a = make_args(p);
+  a.split = false;
+  a.num_chunks = 1;
+  run_generic(a, p.dtype, p.head_dim, static_cast<cudaStream_t>(stream));
+}
+
+void launch_attention_decode(const AttentionParams& p, void* stream) {
+  using namespace decode_detail;
+  check_params(p);
+  if (p.batch_size == 0 || p.total_q == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  DecodeArgs a = make_args(p);
+
+  // The one place where runtime (dtype, head_dim) becomes a compiled kernel.
+  const bool fast_dtype = p.dtype == DType::bf16 || p.dtype == DType::fp16;
+  const bool fast_shape = p.head_dim == 64 || p.head_dim == 128 || p.head_dim == 256;
+  const bool fast_align = aligned(p.k, 16) && aligned(p.v, 16) && aligned(p.o, 16) && aligned(p.q, 4);
+  if (fast_dtype && fast_shape && fast_align) {
+    if (a.split) {
+      const std::int64_t need = split_kv_workspace_bytes(p.total_q, p.max_num_chunks, p.num_qo_heads, p.head_dim);
+      if (p.workspace == nullptr || p.workspace_bytes < need || !aligned(p.workspace, 16))
+        throw InputError("attention_decode: split-KV over " + std::to_string(p.max_num_chunks) + " chunks needs " +
+                         std::to_string(need) + " B of 16-byte-aligned workspace, got " +
+                         std::to_string(p.workspace_bytes) + " B");
+      a.part_o = static_cast<float*>(p.workspace);
+      a.part_lse = a.part_o + static_cast<std::int64_t>(p.total_q) * p.max_num_chunks * p.num_qo_heads * p.head_dim;
+    }
+    const bool bf = p.dtype == DType::bf16;
+    switch (p.head_dim) {
+      case 64:
+        return bf ? run_mma<true, 64>(a, s) : run_mma<false, 64>(a, s);
+      case 128:
+        return bf ? run_mma<true, 128>(a, s) : run_mma<false, 128>(a, s);
+      case 256:
+        return bf ? run_mma<true, 256>(a, s) : run_mma<false, 256>(a, s);
+      default:
+        break;
+    }
+  }
+  if (p.head_dim <= kGenericMaxHeadDim) {
+    a.split = false;
+    a.num_chunks = 1;
+    return run_generic(a, p.dtype, p.head_dim, s);
+  }
+  throw Unsupported("attention_decode: no kernel for dtype " + std::string(dtype_name(p.dtype)) + " with head_dim " +
+                    std::to_string(p.head_dim) +
+                    " (tensor-core path: bf16/fp16 with head_dim 64, 128 or 256; generic path: head_dim <= " +
+                    std::to_string(kGenericMaxHeadDim) + ")");
+}
+
+}  // namespace attnbench

@@ -1,0 +1,27 @@
+// CUDA kernels: the launch entry of every op (semantics in kernels/params.hpp; CPU twins in kernels/cpu/).
+// Each launches on `stream` (a cudaStream_t), never synchronises, never allocates, so every op can be
+// captured in a CUDA graph. Errors: InputError / Unsupported for parameters the kernels cannot take,
+// DeviceError (ATTNBENCH_CUDA_CHECK) for a failed launch. This header needs no CUDA headers.
+#pragma once
+
+#include "kernels/kernel_table.hpp"
+#include "kernels/params.hpp"
+
+namespace attnbench {
+
+void launch_write_kv(const KvWriteParams& p, void* stream);             // kernels/cuda/write_kv.cu
+void launch_lengths(const LengthsParams& p, void* stream);              // kernels/cuda/metadata.cu
+void launch_build_kv_indices(const KvIndicesParams& p, void* stream);   // kernels/cuda/metadata.cu
+void launch_build_page_table(const PageTableParams& p, void* stream);   // kernels/cuda/metadata.cu
+void launch_attention_decode(const AttentionParams& p, void* stream);   // kernels/cuda/decode_attention.cu
+// The decode op through its slow generic kernel (one warp per row and head, fp32 math, no split-KV), any dtype:
+// an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
+void launch_attention_decode_generic(const AttentionParams& p, void* stream);
+void launch_attention_prefill(const AttentionParams& p, void* stream);  // kernels/cuda/prefill_attention.cu
+void launch_merge_state(const MergeStateParams& p, void* stream);       // kernels/cuda/merge_state.cu
+void launch_fill_uniform(const FillParams& p, void* stream);            // kernels/cuda/fill.cu
+
+// The table the CUDA device hands to backends.
+const KernelTable& cuda_kernel_table();
+
+}  // namespace attnbench

@@ -1,0 +1,755 @@
+// attention_prefill on CUDA: many query rows per request (extend / prefill, FlashInfer's verify).
+//
+// Computes, per request i, query row j and query head h (semantics: kernels/params.hpp, AttentionParams):
+//   o[q_begin + j, h, :] = softmax_m(sm_scale * q . k_m (soft-capped)) . v_m over the visible keys m
+// with the position convention of params.hpp (causal, window_left, sinks, lse in natural log; a row with no
+// visible key gives o = 0 and lse = -inf).
+//   q, o  [total_q, num_qo_heads, head_dim]          rows grouped per request by qo_indptr
+//   k, v  ragged: [total_kv, num_kv_heads, head_dim] row kv_indptr[i] + m
+//         token_indices / block_table: the pool [num_slots, num_kv_heads, head_dim], slot per KvAddressing
+//   lse   [total_q, num_qo_heads] float, optional
+//
+// CPU twin: attention_prefill_cpu (kernels/cpu/attention_cpu.cpp).
+// Checked by: ctest -L gpu -R Prefill   (tests/gpu/prefill_attention_test.cpp: every addressing mode, masks,
+//             GQA, head dims, dtypes, lse, a large case against the CPU twin; a TFLOP/s print).
+//
+// Design (bf16 / fp16, head_dim 64 / 128 / 256): FlashAttention-2 structure on mma.sync.m16n8k16 (fp32
+// accumulation). One CTA = BM = 128 query rows of one (request, query head); each warp owns 16 * kMT rows
+// (head_dim 64 / 128: 4 warps x 32 rows, 2 CTAs per SM; 256: 8 warps x 16 rows, 1 CTA per SM). The Q tile
+// stays in shared memory (ldmatrix per KV tile); K and V tiles of BN = 64 keys stream through a two-stage
+// cp.async ring (16-byte copies, rows XOR-swizzled so ldmatrix is conflict-free; K and V are separate commit
+// groups, so Q K^T starts before V has landed). Paged modes gather each tile's rows by slot: every thread
+// resolves the slots of the rows it copies one tile ahead (those index loads are in flight while the current
+// tile computes). Only KV tiles holding a visible key are visited; the per-element mask runs only on tiles
+// that cross a boundary (causal diagonal, window edge, end of the keys). Online softmax in base 2 (ex2.approx)
+// with a lazy max: O is rescaled only when a row's max grows by more than 2^8. P goes to the PV product from
+// registers. O is staged through the warp's own Q rows in shared memory and written with 16-byte stores.
+// CTAs are launched heaviest causal tile first, the query heads of a KV group side by side (K/V reuse in L2).
+// fp32 storage uses the generic kernel (one warp per (query row, head)); launch_attention_prefill_generic
+// exposes it for any dtype as a GPU cross-check.
+// Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; see the test's TFLOP/s print): ragged 289-319
+// TFLOP/s for B=1 S=4k..16k, token_indices / block_table 7-12% below; PyTorch FA2 259-344 in the same job.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "device/cuda_check.cuh"
+#include "kernels/cuda/kernels_cuda.cuh"
+#include "kernels/params.hpp"
+
+namespace attnbench {
+
+// The prefill op through its slow generic kernel (one warp per row and head, fp32 math), any dtype and
+// head_dim <= 256: an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
+void launch_attention_prefill_generic(const AttentionParams& p, void* stream);
+
+namespace prefill_detail {
+
+// What the kernels read: AttentionParams reduced to device-friendly values (addressing as an int, the
+// page size's shift precomputed).
+struct PrefillArgs {
+  const void* q;
+  void* o;
+  float* lse;
+  const std::int32_t* qo_indptr;
+  int q_len_per_req;
+  int addressing;  // KvAddressing as int
+  const void* k;
+  const void* v;
+  const std::int32_t* kv_indptr;
+  const std::int32_t* kv_indices;
+  const std::int32_t* kv_lens;
+  const std::int32_t* page_table;
+  int page_table_stride;
+  int page_size;
+  int page_shift;  // log2(page_size) when a power of two, else -1
+  const std::int32_t* q_start_pos;
+  const std::int32_t* kv_start_pos;
+  int num_qo_heads;
+  int num_kv_heads;
+  int group;  // num_qo_heads / num_kv_heads
+  int head_dim;
+  int causal;
+  int window_left;
+  float sm_scale;
+  float softcap;  // 0: none
+  const float* sinks;
+  DType dtype;
+  // Tensor-core kernel: scores go to base-2 units as s * exp_scale, after the soft cap (when on) has
+  // replaced s by tanh(s * cap_in) * cap_out.
+  float exp_scale;  // softcap ? 1 : sm_scale * log2(e)
+  float cap_in;     // sm_scale / softcap
+  float cap_out;    // softcap * log2(e)
+};
+
+constexpr float kLog2e = 1.4426950408889634f;
+// A row's reference max is moved only when a tile's max exceeds it by more than this (base-2 units), so
+// probabilities stay <= 2^8 before normalisation (fine for fp32 sums and bf16 / fp16 P).
+constexpr float kLazyRescale = 8.0f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+struct ReqView {
+  int q_begin, q_len, kv_len, q_pos0, kv_pos0, kv_base;
+};
+
+__device__ __forceinline__ ReqView request_view(const PrefillArgs& a, int i) {
+  ReqView r;
+  if (a.qo_indptr) {
+    r.q_begin = a.qo_indptr[i];
+    r.q_len = a.qo_indptr[i + 1] - r.q_begin;
+  } else {
+    r.q_begin = i * a.q_len_per_req;
+    r.q_len = a.q_len_per_req;
+  }
+  if (a.addressing == static_cast<int>(KvAddressing::block_table)) {
+    r.kv_base = 0;
+    r.kv_len = a.kv_lens[i];
+  } else {
+    r.kv_base = a.kv_indptr[i];
+    r.kv_len = a.kv_indptr[i + 1] - r.kv_base;
+  }
+  r.q_pos0 = a.q_start_pos ? a.q_start_pos[i] : r.kv_len - r.q_len;
+  r.kv_pos0 = a.kv_start_pos ? a.kv_start_pos[i] : 0;
+  return r;
+}
+
+// Row of key m (0 <= m < kv_len) of request i in k / v, in units of [num_kv_heads, head_dim] rows.
+// kPow2Pages: the page size is 1 << page_shift (the tensor-core path requires it).
+template <bool kPow2Pages = false>
+__device__ __forceinline__ int kv_slot(const PrefillArgs& a, int i, int kv_base, int m) {
+  switch (a.addressing) {
+    case static_cast<int>(KvAddressing::ragged):
+      return kv_base + m;
+    case static_cast<int>(KvAddressing::token_indices):
+      return a.kv_indices[kv_base + m];
+    default: {
+      const int page_idx = kPow2Pages ? (m >> a.page_shift) : m / a.page_size;
+      const int in_page = m - page_idx * a.page_size;
+      return a.page_table[static_cast<std::int64_t>(i) * a.page_table_stride + page_idx] * a.page_size + in_page;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Simple kernel: one warp per (query row j, head h, request b); lane = key within a chunk of 32 for the dot
+// products, lane = head-dim slice for the accumulation. Any dtype, head_dim <= 256.
+constexpr int kGenericWarps = 4;
+
+__global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(const PrefillArgs a) {
+  __shared__ float sq[kGenericWarps][256];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int j = blockIdx.x * kGenericWarps + warp;
+  const int h = blockIdx.y, b = blockIdx.z;
+  const ReqView r = request_view(a, b);
+  if (j >= r.q_len) return;
+  const int D = a.head_dim;
+  const int kvh = h / a.group;
+  const std::int64_t qrow = static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + h;
+  for (int d = lane; d < D; d += 32) sq[warp][d] = load_as_float(a.q, qrow * D + d, a.dtype);
+  __syncwarp();
+
+  const int qpos = r.q_pos0 + j;
+  int hi = r.kv_len, lo = 0;
+  if (a.causal) hi = min(hi, qpos - r.kv_pos0 + 1);
+  if (a.window_left >= 0) lo = max(lo, qpos - a.window_left - r.kv_pos0);
+
+  const std::int64_t kv_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;
+  float acc[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) acc[i] = 0.0f;
+  float m = -INFINITY, l = 0.0f;
+  for (int c0 = lo; c0 < hi; c0 += 32) {
+    const int mk = c0 + lane;
+    const bool valid = mk < hi;
+    const int slot = valid ? kv_slot(a, b, r.kv_base, mk) : 0;
+    float s = -INFINITY;
+    if (valid) {
+      const std::int64_t base = slot * kv_stride + static_cast<std::int64_t>(kvh) * D;
+      float dot = 0.0f;
+      for (int d = 0; d < D; ++d) dot += sq[warp][d] * load_as_float(a.k, base + d, a.dtype);
+      s = dot * a.sm_scale;
+      if (a.softcap > 0.0f) s = a.softcap * tanhf(s / a.softcap);
+    }
+    float cmax = s;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) cmax = fmaxf(cmax, __shfl_xor_sync(0xffffffffu, cmax, off));
+    const float mnew = fmaxf(m, cmax);  // finite: lane 0 is valid
+    const float alpha = expf(m - mnew);
+    const float pk = valid ? expf(s - mnew) : 0.0f;
+    float psum = pk;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) psum += __shfl_xor_sync(0xffffffffu, psum, off);
+    l = l * alpha + psum;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) acc[i] *= alpha;
+    const int n = min(32, hi - c0);
+    for (int kk = 0; kk < n; ++kk) {
+      const float pkk = __shfl_sync(0xffffffffu, pk, kk);
+      const int skk = __shfl_sync(0xffffffffu, slot, kk);
+      const std::int64_t base = skk * kv_stride + static_cast<std::int64_t>(kvh) * D;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int d = lane + 32 * i;
+        if (d < D) acc[i] += pkk * load_as_float(a.v, base + d, a.dtype);
+      }
+    }
+    m = mnew;
+  }
+  if (a.sinks) {
+    const float sink = a.sinks[h];
+    const float mnew = fmaxf(m, sink);
+    const float alpha = expf(m - mnew);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) acc[i] *= alpha;
+    l = l * alpha + expf(sink - mnew);
+    m = mnew;
+  }
+  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int d = lane + 32 * i;
+    if (d < D) store_from_float(a.o, qrow * D + d, a.dtype, acc[i] * inv);
+  }
+  if (a.lse && lane == 0) a.lse[qrow] = l > 0.0f ? m + logf(l) : -INFINITY;
+}
+
+void launch_generic(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
+  const dim3 grid((max_q_len + kGenericWarps - 1) / kGenericWarps, a.num_qo_heads, batch_size);
+  prefill_generic_kernel<<<grid, kGenericWarps * 32, 0, stream>>>(a);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
+}
+
+
+// ---------------------------------------------------------------------------------------------------------
+// Tensor-core kernel.
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16-byte global -> shared copy; !valid writes 16 zero bytes (src is not read).
+__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldsm_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// c += a (16x16, row) * b (16x8, col), fp32 accumulation.
+template <typename T>
+__device__ __forceinline__ void mma16816(float (&c)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two floats -> one 32-bit register of two T (lo in the low half), round to nearest.
+template <typename T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  }
+}
+
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Element offset of 16-byte chunk `chunk` of row `row` in a [rows, D] tile: chunks XOR-swizzled by row % 8,
+// so that the 8 rows one ldmatrix phase reads (same logical chunk) fall in 8 different bank groups.
+template <int D>
+__device__ __forceinline__ int swz(int row, int chunk) {
+  return row * D + ((chunk ^ (row & 7)) << 3);
+}
+
+template <int D, int kWarps, int kMT, int BN, int kStages>
+struct TcShape {
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int BM = kWarps * kMT * 16;      // query rows per CTA
+  static constexpr int kChunks = D / 8;             // 16-byte chunks per row
+  static constexpr int kRowsPerPass = kThreads / kChunks;
+  static constexpr int kPasses = BN / kRowsPerPass;  // K (or V) rows each thread copies per tile
+  static constexpr int kSmemBytes = (BM * D + 2 * kStages * BN * D) * 2;
+  static_assert(D % 16 == 0 && BN % 16 == 0 && kThreads % kChunks == 0 && BN % kRowsPerPass == 0);
+  static_assert(kRowsPerPass % 8 == 0);  // every row a thread copies has the same swizzle
+  static_assert(kStages >= 2);
+};
+
+template <typename T, int D, int kWarps, int kMT, int BN, int kStages, int kMinBlocks>
+__global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(const PrefillArgs a) {
+  using S = TcShape<D, kWarps, kMT, BN, kStages>;
+  constexpr int BM = S::BM, kChunks = S::kChunks;
+  constexpr int kNT = BN / 8;   // n8 tiles of a score row block
+  constexpr int kDT = D / 8;    // n8 tiles of an output row block
+  constexpr int kKT = D / 16;   // k16 steps of Q K^T
+  constexpr int kRowBytes = D * 2;
+  constexpr int kStageBytes = BN * D * 2;
+
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* const sQ = reinterpret_cast<T*>(smem_raw);  // [BM, D] swizzled; O staging at the end
+  const std::uint32_t sQa = smem_addr(sQ);
+  const std::uint32_t sKa = sQa + BM * kRowBytes;              // [kStages, BN, D] swizzled
+  const std::uint32_t sVa = sKa + kStages * kStageBytes;       // [kStages, BN, D] swizzled
+
+  const int h = blockIdx.x, b = blockIdx.z;
+  const int q_tile = gridDim.y - 1 - blockIdx.y;  // heaviest (causal) tiles first
+  const ReqView r = request_view(a, b);
+  const int j0 = q_tile * BM;
+  if (j0 >= r.q_len) return;
+  const int jlast = min(j0 + BM, r.q_len) - 1;
+  const int kvh = h / a.group;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int g = lane >> 2, tq = lane & 3;
+  const int wrow = warp * kMT * 16;  // this warp's first row in the tile
+
+  // Keys any row of this tile can see: [lo, hi).
+  int hi = r.kv_len;
+  if (a.causal) hi = min(hi, r.q_pos0 + jlast - r.kv_pos0 + 1);
+  int lo = 0;
+  if (a.window_left >= 0) lo = max(0, r.q_pos0 + j0 - a.window_left - r.kv_pos0);
+  const int t_begin = lo / BN;
+  const int t_end = hi > lo ? (hi + BN - 1) / BN : t_begin;
+
+  // Q tile -> shared memory; rows past the request are zeros.
+  {
+    const T* qg = static_cast<const T*>(a.q);
+    for (int idx = tid; idx < BM * kChunks; idx += S::kThreads) {
+      const int row = idx / kChunks, c = idx % kChunks;
+      const int j = j0 + row;
+      const bool valid = j < r.q_len;
+      const T* src = valid ? qg + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + h) * D + c * 8 : qg;
+      cp_async_16(sQa + swz<D>(row, c) * 2, src, valid);
+    }
+  }
+
+  // K / V tiles: thread copies chunk ld_c of rows ld_row + p * kRowsPerPass. slots[] holds the rows' slots of
+  // the next tile to issue (-1: past the keys, copied as zeros). kRowsPerPass % 8 == 0, so every row a thread
+  // copies has the same swizzle: one shared-memory offset plus p * kRowsPerPass rows.
+  const T* const kg = static_cast<const T*>(a.k) + kvh * D;
+  const T* const vg = static_cast<const T*>(a.v) + kvh * D;
+  const std::int64_t kv_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;
+  const int ld_row = tid / kChunks, ld_c = tid % kChunks;
+  const std::uint32_t ld_off = static_cast<std::uint32_t>(swz<D>(ld_row, ld_c)) * 2;
+  int slots[S::kPasses];
+  auto fetch_slots = [&](int t) {
+#pragma unroll
+    for (int p = 0; p < S::kPasses; ++p) {
+      const int m = t * BN + ld_row + p * S::kRowsPerPass;
+      slots[p] = m < r.kv_len ? kv_slot<true>(a, b, r.kv_base, m) : -1;
+    }
+  };
+  // Two cp.async groups (K, then V) for tile t into stage st; empty groups past the last tile.
+  auto issue = [&](int t, int st) {
+    if (t < t_end) {
+      const std::uint32_t dk = sKa + st * kStageBytes + ld_off, dv = sVa + st * kStageBytes + ld_off;
+#pragma unroll
+      for (int p = 0; p < S::kPasses; ++p) {
+        const bool valid = slots[p] >= 0;
+        cp_async_16(dk + p * S::kRowsPerPass * kRowBytes, valid ? kg + slots[p] * kv_stride + ld_c * 8 : kg, valid);
+      }
+      cp_async_commit();
+#pragma unroll
+      for (int p = 0; p < S::kPasses; ++p) {
+        const bool valid = slots[p] >= 0;
+        cp_async_16(dv + p * S::kRowsPerPass * kRowBytes, valid ? vg + slots[p] * kv_stride + ld_c * 8 : vg, valid);
+      }
+      cp_async_commit();
+      if (t + 1 < t_end) fetch_slots(t + 1);
+    } else {
+      cp_async_commit();
+      cp_async_commit();
+    }
+  };
+
+  if (t_begin < t_end) fetch_slots(t_begin);
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) issue(t_begin + st, st);
+
+  // ldmatrix addresses, per lane, as byte offsets from a tile's base. The swizzle is an XOR of the chunk index
+  // with row % 8, and every row a lane addresses has the same row % 8 (= lane % 8), so the offset for k-step
+  // (or d-pair) kk is lane_off ^ (kk * 32): the XOR touches only the chunk bits.
+  //   Q (A operand, rows wrow + lane % 16, chunk 2 kk + lane / 16), + mt * 16 rows
+  //   K (B operand, rows lane % 8 + 8 (lane / 16), chunk 2 kk + (lane / 8) % 2), + np * 16 rows
+  //   V (B operand, transposed: rows lane % 8 + 8 ((lane / 8) % 2), chunk 2 dp + lane / 16), + kk * 16 rows
+  const std::uint32_t q_off = (wrow + (lane & 15)) * kRowBytes + (((lane >> 4) ^ (lane & 7)) << 4);
+  const std::uint32_t k_off = ((lane & 7) + ((lane >> 4) << 3)) * kRowBytes + ((((lane >> 3) & 1) ^ (lane & 7)) << 4);
+  const std::uint32_t v_off = ((lane & 7) + (((lane >> 3) & 1) << 3)) * kRowBytes + (((lane >> 4) ^ (lane & 7)) << 4);
+
+  float o[kMT][kDT][4];
+  // Running max (base-2 units; may lag the true max by up to kLazyRescale) and this thread's partial row sum.
+  float row_m[kMT][2], row_l[kMT][2];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int dt = 0; dt < kDT; ++dt) o[mt][dt][0] = o[mt][dt][1] = o[mt][dt][2] = o[mt][dt][3] = 0.0f;
+    row_m[mt][0] = row_m[mt][1] = -INFINITY;
+    row_l[mt][0] = row_l[mt][1] = 0.0f;
+  }
+
+  for (int t = t_begin; t < t_end; ++t) {
+    const int st = (t - t_begin) % kStages;
+    cp_async_wait<2 * kStages - 3>();  // K(t) has landed (V(t) and later tiles may be in flight)
+    __syncthreads();                   // ... for every thread; and everyone is done with tile t - 1
+    issue(t + kStages - 1, (t - t_begin + kStages - 1) % kStages);
+
+    // S = Q K^T
+    float s[kMT][kNT][4];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.0f;
+    const std::uint32_t sKst = sKa + st * kStageBytes;
+#pragma unroll
+    for (int kk = 0; kk < kKT; ++kk) {
+      std::uint32_t qa[kMT][4];
+      const std::uint32_t qaddr = sQa + (q_off ^ (kk * 32));
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) ldsm_x4(qa[mt], qaddr + mt * 16 * kRowBytes);
+      const std::uint32_t kaddr = sKst + (k_off ^ (kk * 32));
+#pragma unroll
+      for (int np = 0; np < kNT / 2; ++np) {
+        std::uint32_t kb[4];
+        ldsm_x4(kb, kaddr + np * 16 * kRowBytes);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          mma16816<T>(s[mt][2 * np], qa[mt], kb[0], kb[1]);
+          mma16816<T>(s[mt][2 * np + 1], qa[mt], kb[2], kb[3]);
+        }
+      }
+    }
+
+    if (a.softcap > 0.0f) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanhf(s[mt][nt][e] * a.cap_in) * a.cap_out;
+    }
+
+    // Mask only tiles that cross a boundary for some row of this CTA.
+    const int n0 = t * BN;
+    const bool need_mask = n0 + BN > r.kv_len || (a.causal && r.kv_pos0 + n0 + BN - 1 > r.q_pos0 + j0) ||
+                           (a.window_left >= 0 && r.kv_pos0 + n0 < r.q_pos0 + jlast - a.window_left);
+    if (need_mask) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int hr = 0; hr < 2; ++hr) {
+          const int qpos = r.q_pos0 + j0 + wrow + mt * 16 + g + hr * 8;
+          int khi = r.kv_len;
+          if (a.causal) khi = min(khi, qpos - r.kv_pos0 + 1);
+          const int klo = a.window_left >= 0 ? qpos - a.window_left - r.kv_pos0 : INT_MIN;
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int m = n0 + nt * 8 + tq * 2 + e;
+              if (m < klo || m >= khi) s[mt][nt][hr * 2 + e] = -INFINITY;
+            }
+        }
+    }
+
+    // Online softmax in base 2 with a lazy max: a row's reference max moves only when the tile's max exceeds
+    // it by more than kLazyRescale (then O and l are rescaled), so p <= 2^kLazyRescale and most tiles skip the
+    // O rescale. A row with nothing visible so far keeps -inf and exponentiates against 0.
+    bool rescale = false;
+    float alpha[kMT][2];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][hr * 2], s[mt][nt][hr * 2 + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float cand = mx * a.exp_scale;
+        alpha[mt][hr] = 1.0f;
+        if (cand > row_m[mt][hr] + kLazyRescale) {  // also: the first visible key of the row (max was -inf)
+          alpha[mt][hr] = fast_exp2(row_m[mt][hr] - cand);
+          row_m[mt][hr] = cand;
+          rescale = true;
+        }
+        const float m_use = row_m[mt][hr] == -INFINITY ? 0.0f : row_m[mt][hr];
+        float sum = 0.0f;
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const float pv = fast_exp2(fmaf(s[mt][nt][hr * 2 + e], a.exp_scale, -m_use));
+            s[mt][nt][hr * 2 + e] = pv;
+            sum += pv;
+          }
+        row_l[mt][hr] = row_l[mt][hr] * alpha[mt][hr] + sum;
+      }
+    if (__any_sync(0xffffffffu, rescale)) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int dt = 0; dt < kDT; ++dt) {
+          o[mt][dt][0] *= alpha[mt][0];
+          o[mt][dt][1] *= alpha[mt][0];
+          o[mt][dt][2] *= alpha[mt][1];
+          o[mt][dt][3] *= alpha[mt][1];
+        }
+    }
+
+    // P (A operand, from the score registers: n8 tiles 2 kk and 2 kk + 1 make k-step kk)
+    std::uint32_t pa[kMT][BN / 16][4];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        pa[mt][kk][0] = pack2<T>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        pa[mt][kk][1] = pack2<T>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        pa[mt][kk][2] = pack2<T>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        pa[mt][kk][3] = pack2<T>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      }
+
+    // O += P V
+    cp_async_wait<2 * kStages - 2>();  // V(t) has landed
+    __syncthreads();
+    const std::uint32_t sVst = sVa + st * kStageBytes;
+#pragma unroll
+    for (int dp = 0; dp < kDT / 2; ++dp) {
+      const std::uint32_t vaddr = sVst + (v_off ^ (dp * 32));
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        std::uint32_t vb[4];
+        ldsm_x4_trans(vb, vaddr + kk * 16 * kRowBytes);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          mma16816<T>(o[mt][2 * dp], pa[mt][kk], vb[0], vb[1]);
+          mma16816<T>(o[mt][2 * dp + 1], pa[mt][kk], vb[2], vb[3]);
+        }
+      }
+    }
+  }
+
+  cp_async_wait<0>();
+  __syncthreads();  // every copy into sQ has landed (also when no tile was visited)
+
+  // Finalise: sinks join the denominator only; rows with no visible key give 0 and lse = -inf.
+  const float sink2 = a.sinks ? a.sinks[h] * kLog2e : 0.0f;
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      float l = row_l[mt][hr];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      float m = row_m[mt][hr];
+      float scale = 1.0f;
+      if (a.sinks) {
+        const float m_new = fmaxf(m, sink2);
+        scale = fast_exp2(m - m_new);
+        l = l * scale + fast_exp2(sink2 - m_new);
+        m = m_new;
+      }
+      const float inv = l > 0.0f ? scale / l : 0.0f;
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt) {
+        o[mt][dt][hr * 2] *= inv;
+        o[mt][dt][hr * 2 + 1] *= inv;
+      }
+      const int row = wrow + mt * 16 + g + hr * 8;
+      if (a.lse && tq == 0 && j0 + row < r.q_len)
+        a.lse[static_cast<std::int64_t>(r.q_begin + j0 + row) * a.num_qo_heads + h] =
+            l > 0.0f ? (m + log2f(l)) * kLn2 : -INFINITY;
+    }
+
+  // O -> this warp's own rows of sQ (only this warp ever read them) -> global, 16 bytes per store.
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int row = wrow + mt * 16 + g + hr * 8;
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt)
+        *reinterpret_cast<std::uint32_t*>(sQ + swz<D>(row, dt) + tq * 2) =
+            pack2<T>(o[mt][dt][hr * 2], o[mt][dt][hr * 2 + 1]);
+    }
+  __syncwarp();
+  T* const og = static_cast<T*>(a.o);
+#pragma unroll
+  for (int idx = lane; idx < kMT * 16 * kChunks; idx += 32) {
+    const int row = wrow + idx / kChunks, c = idx % kChunks;
+    const int j = j0 + row;
+    if (j < r.q_len)
+      *reinterpret_cast<uint4*>(og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + h) * D + c * 8) =
+          *reinterpret_cast<const uint4*>(sQ + swz<D>(row, c));
+  }
+}
+
+template <typename T, int D, int kWarps, int kMT, int BN, int kStages, int kMinBlocks>
+void launch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
+  using S = TcShape<D, kWarps, kMT, BN, kStages>;
+  auto* kernel = prefill_tc_kernel<T, D, kWarps, kMT, BN, kStages, kMinBlocks>;
+  static const bool smem_set = [kernel] {
+    ATTNBENCH_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
+    return true;
+  }();
+  (void)smem_set;
+  const int q_tiles = (max_q_len + S::BM - 1) / S::BM;
+  if (q_tiles > 65535)
+    throw Unsupported("attention_prefill: max_q_len " + std::to_string(max_q_len) + " exceeds the launch limit");
+  const dim3 grid(a.num_qo_heads, q_tiles, batch_size);
+  kernel<<<grid, S::kThreads, S::kSmemBytes, stream>>>(a);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
+}
+
+// (dtype, head_dim) -> tile configuration. Returns false where no tensor-core kernel exists.
+template <typename T>
+bool dispatch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
+  switch (a.head_dim) {
+    case 64:
+      launch_tc<T, 64, 4, 2, 64, 2, 2>(a, max_q_len, batch_size, stream);
+      return true;
+    case 128:
+      launch_tc<T, 128, 4, 2, 64, 2, 2>(a, max_q_len, batch_size, stream);
+      return true;
+    case 256:
+      launch_tc<T, 256, 8, 1, 64, 2, 1>(a, max_q_len, batch_size, stream);
+      return true;
+    default:
+      return false;
+  }
+}
+
+PrefillArgs make_args(const AttentionParams& p) {
+  PrefillArgs a{};
+  a.q = p.q;
+  a.o = p.o;
+  a.lse = p.lse;
+  a.qo_indptr = p.qo_indptr;
+  a.q_len_per_req = p.q_len_per_req;
+  a.addressing = static_cast<int>(p.addressing);
+  a.k = p.k;
+  a.v = p.v;
+  a.kv_indptr = p.kv_indptr;
+  a.kv_indices = p.kv_indices;
+  a.kv_lens = p.kv_lens;
+  a.page_table = p.page_table;
+  a.page_table_stride = p.page_table_stride;
+  a.page_size = p.page_size;
+  a.page_shift = -1;
+  if (p.page_size > 0 && (p.page_size & (p.page_size - 1)) == 0) {
+    a.page_shift = 0;
+    while ((1 << a.page_shift) < p.page_size) ++a.page_shift;
+  }
+  a.q_start_pos = p.q_start_pos;
+  a.kv_start_pos = p.kv_start_pos;
+  a.num_qo_heads = p.num_qo_heads;
+  a.num_kv_heads = p.num_kv_heads;
+  a.group = p.num_qo_heads / p.num_kv_heads;
+  a.head_dim = p.head_dim;
+  a.causal = p.causal ? 1 : 0;
+  a.window_left = p.window_left;
+  a.sm_scale = p.sm_scale;
+  a.softcap = p.logits_soft_cap;
+  a.sinks = p.sinks;
+  a.dtype = p.dtype;
+  const bool cap = p.logits_soft_cap > 0.0f;
+  a.exp_scale = cap ? 1.0f : p.sm_scale * kLog2e;
+  a.cap_in = cap ? p.sm_scale / p.logits_soft_cap : 0.0f;
+  a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
+  return a;
+}
+
+}  // namespace prefill_detail
+
+namespace {
+
+void check_params(const AttentionParams& p) {
+  if (p.num_qo_heads <= 0 || p.num_kv_heads <= 0 || p.num_qo_heads % p.num_kv_heads != 0)
+    throw Unsupported("attention_prefill: num_qo_heads (" + std::to_string(p.num_qo_heads) +
+                      ") must be a positive multiple of num_kv_heads (" + std::to_string(p.num_kv_heads) + ")");
+  if (p.addressing == KvAddressing::block_table && p.page_size <= 0)
+    throw Unsupported("attention_prefill: block_table addressing needs page_size > 0");
+  if (p.batch_size > 65535)
+    throw Unsupported("attention_prefill: batch_size " + std::to_string(p.batch_size) + " exceeds 65535");
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+}  // namespace
+
+void launch_attention_prefill_generic(const AttentionParams& p, void* stream) {
+  using namespace prefill_detail;
+  check_params(p);
+  if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return;
+  if (p.head_dim <= 0 || p.head_dim > 256)
+    throw Unsupported("attention_prefill: unsupported head_dim " + std::to_string(p.head_dim));
+  launch_generic(make_args(p), p.max_q_len, p.batch_size, static_cast<cudaStream_t>(stream));
+}
+
+void launch_attention_prefill(const AttentionParams& p, void* stream) {
+  using namespace prefill_detail;
+  check_params(p);
+  if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return;
+  const PrefillArgs a = make_args(p);
+  const auto s = static_cast<cudaStream_t>(stream);
+  // The one place where (dtype, head_dim) picks a kernel.
+  // The tensor-core path copies 16-byte vectors and finds pages by shift.
+  const bool vec_ok = aligned16(p.q) && aligned16(p.k) && aligned16(p.v) && aligned16(p.o) &&
+                      (p.addressing != KvAddressing::block_table || a.page_shift >= 0);
+  switch (p.dtype) {
+    case DType::bf16:
+      if (vec_ok && dispatch_tc<__nv_bfloat16>(a, p.max_q_len, p.batch_size, s)) return;
+      break;
+    case DType::fp16:
+      if (vec_ok && dispatch_tc<__half>(a, p.max_q_len, p.batch_size, s)) return;
+      break;
+    case DType::fp32:
+      if (p.head_dim > 0 && p.head_dim <= 256) {
+        launch_generic(a, p.max_q_len, p.batch_size, s);
+        return;
+      }
+      break;
+  }
+  throw Unsupported("attention_prefill: unsupported (dtype, head_dim) = (" + std::string(dtype_name(p.dtype)) +
+                    ", " + std::to_string(p.head_dim) +
+                    "): bf16 / fp16 take head_dim 64, 128 or 256 (16-byte aligned q, k, v, o; a power-of-two page "
+                    "size); fp32 takes head_dim <= 256");
+}
+
+}  // namespace attnbench
