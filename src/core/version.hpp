@@ -6,7 +6,7 @@
 namespace attnbench {
 
 std::string version();     // "0.1.0"
-std::string git_commit();  // short hash of the commit the binary was configured from, or "unknown"
+std::string git_commit();  // short hash of the commit the binary was built from ("-dirty": with local changes)
 std::string compiler();    // "GNU 12.2.0"
 
 }  // namespace attnbench

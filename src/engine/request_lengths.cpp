@@ -1,15 +1,6 @@
 #include "engine/request_lengths.hpp"
 
-// fast-cpp-csv-parser copies file names with strncpy; GCC's -Wstringop-truncation flags that header code
-// wherever it is inlined. The truncation is intended (fccp keeps 255 characters), so it is silenced here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"
-#endif
-#include <libfccp/csv.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "core/csv_reading.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -147,33 +138,8 @@ using TraceReader = io::CSVReader<3, io::trim_chars<' ', '\t'>, io::double_quote
 // The whole of `cell` as a decimal integer, or nothing (empty, fraction, sign only, trailing junk, overflow).
 std::optional<long long> parse_integer(const char* cell) {
   long long v = 0;
-  const char* end = cell + std::strlen(cell);
-  const auto [ptr, ec] = std::from_chars(cell, end, v);
-  if (ec != std::errc() || ptr != end || ptr == cell) return std::nullopt;
+  if (!csv::parse_number(cell, v)) return std::nullopt;
   return v;
-}
-
-// fccp's errors as short phrases; its own messages repeat the (truncated) file name.
-std::string describe(const io::error::base& e) {
-  if (const auto* c = dynamic_cast<const io::error::missing_column_in_header*>(&e)) {
-    return std::string("missing column '") + c->column_name +
-           "' (header must be request_id,prefix_len,extend_len)";
-  }
-  if (const auto* c = dynamic_cast<const io::error::extra_column_in_header*>(&e)) {
-    return std::string("unexpected column '") + c->column_name +
-           "' (header must be request_id,prefix_len,extend_len)";
-  }
-  if (const auto* c = dynamic_cast<const io::error::duplicated_column_in_header*>(&e)) {
-    return std::string("duplicate column '") + c->column_name + "'";
-  }
-  if (dynamic_cast<const io::error::header_missing*>(&e)) return "empty file, no header";
-  if (dynamic_cast<const io::error::too_few_columns*>(&e)) return "too few columns";
-  if (dynamic_cast<const io::error::too_many_columns*>(&e)) return "too many columns";
-  if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) return "unterminated quoted field";
-  if (dynamic_cast<const io::error::line_length_limit_exceeded*>(&e)) {
-    return "line longer than 2^24 - 1 bytes";
-  }
-  return e.what();
 }
 
 }  // namespace
@@ -216,7 +182,7 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
       out.push_back(TraceRequest{id, static_cast<int>(*prefix), static_cast<int>(*extend)});
     }
   } catch (const io::error::base& e) {
-    throw error_at(std::max(1u, reader->get_file_line()), describe(e));
+    throw error_at(std::max(1u, reader->get_file_line()), csv::describe_error(e, " (header must be request_id,prefix_len,extend_len)"));
   }
   if (out.empty()) throw error_at(std::max(1u, reader->get_file_line()), "no rows after the header");
   return out;

@@ -1,15 +1,6 @@
 #include "report/results_csv.hpp"
 
-// fast-cpp-csv-parser copies file names with strncpy; GCC's -Wstringop-truncation flags that header code
-// wherever it is inlined. The truncation is intended (fccp keeps 255 characters), so it is silenced here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"
-#endif
-#include <libfccp/csv.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "core/csv_reading.hpp"
 
 #include <algorithm>
 #include <array>
@@ -133,30 +124,14 @@ struct CellWriter {
 
 // ---- reading --------------------------------------------------------------------------------------------
 
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-// The whole of `cell` (blanks around it allowed) as a T; false when it is not one.
-template <class T>
-bool parse_number(std::string_view cell, T& out) {
-  cell = trim_blanks(cell);
-  if (cell.empty()) return false;
-  const char* end = cell.data() + cell.size();
-  const auto [ptr, ec] = std::from_chars(cell.data(), end, out);
-  return ec == std::errc() && ptr == end;
-}
-
 template <class T>
 bool parse_optional_number(std::string_view cell, std::optional<T>& out) {
-  if (trim_blanks(cell).empty()) {
+  if (csv::trim_blanks(cell).empty()) {
     out.reset();
     return true;
   }
   T v{};
-  if (!parse_number(cell, v)) return false;
+  if (!csv::parse_number(cell, v)) return false;
   out = v;
   return true;
 }
@@ -170,14 +145,14 @@ struct CellReader {
     row.*m = std::string(cell);
     return true;
   }
-  bool operator()(int ResultRow::*m) const { return parse_number(cell, row.*m); }
-  bool operator()(std::uint64_t ResultRow::*m) const { return parse_number(cell, row.*m); }
+  bool operator()(int ResultRow::*m) const { return csv::parse_number(cell, row.*m); }
+  bool operator()(std::uint64_t ResultRow::*m) const { return csv::parse_number(cell, row.*m); }
   bool operator()(std::optional<double> ResultRow::*m) const { return parse_optional_number(cell, row.*m); }
   bool operator()(std::optional<std::int64_t> ResultRow::*m) const {
     return parse_optional_number(cell, row.*m);
   }
   bool operator()(std::optional<bool> ResultRow::*m) const {
-    const std::string_view v = trim_blanks(cell);
+    const std::string_view v = csv::trim_blanks(cell);
     if (v.empty()) {
       (row.*m).reset();
     } else if (v == "1" || v == "0") {
@@ -211,23 +186,6 @@ bool read_row(ResultsReader& reader, std::array<char*, kNumColumns>& cells, std:
   return reader.read_row(cells[I]...);
 }
 
-// fccp's errors as short phrases; its own messages repeat the (truncated) file name.
-std::string describe(const io::error::base& e) {
-  if (const auto* c = dynamic_cast<const io::error::missing_column_in_header*>(&e)) {
-    return std::string("missing column '") + c->column_name + "'";
-  }
-  if (const auto* c = dynamic_cast<const io::error::duplicated_column_in_header*>(&e)) {
-    return std::string("duplicate column '") + c->column_name + "'";
-  }
-  if (dynamic_cast<const io::error::header_missing*>(&e)) return "empty file, no header";
-  if (dynamic_cast<const io::error::too_few_columns*>(&e)) return "too few columns";
-  if (dynamic_cast<const io::error::too_many_columns*>(&e)) return "too many columns";
-  if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) return "unterminated quoted field";
-  if (dynamic_cast<const io::error::line_length_limit_exceeded*>(&e)) {
-    return "line longer than 2^24 - 1 bytes";
-  }
-  return e.what();
-}
 
 }  // namespace
 
@@ -247,6 +205,28 @@ std::string results_csv_header() {
     out += kColumns[i].name;
   }
   return out;
+}
+
+std::vector<ResultCell> result_row_cells(const ResultRow& row) {
+  struct Typed {
+    const ResultRow& row;
+    ResultCell operator()(std::string ResultRow::*m) const { return row.*m; }
+    ResultCell operator()(int ResultRow::*m) const { return static_cast<std::int64_t>(row.*m); }
+    ResultCell operator()(std::uint64_t ResultRow::*m) const { return static_cast<std::int64_t>(row.*m); }
+    ResultCell operator()(std::optional<double> ResultRow::*m) const {
+      return row.*m ? ResultCell(*(row.*m)) : ResultCell();
+    }
+    ResultCell operator()(std::optional<std::int64_t> ResultRow::*m) const {
+      return row.*m ? ResultCell(*(row.*m)) : ResultCell();
+    }
+    ResultCell operator()(std::optional<bool> ResultRow::*m) const {
+      return row.*m ? ResultCell(*(row.*m)) : ResultCell();
+    }
+  };
+  std::vector<ResultCell> cells;
+  cells.reserve(kNumColumns);
+  for (const Column& c : kColumns) cells.push_back(std::visit(Typed{row}, c.field));
+  return cells;
 }
 
 std::string results_csv_line(const ResultRow& row) {
@@ -310,7 +290,7 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
       rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
-    throw error_at(std::max(1u, reader->get_file_line()), describe(e));
+    throw error_at(std::max(1u, reader->get_file_line()), csv::describe_error(e));
   }
   return rows;
 }

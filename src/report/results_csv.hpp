@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace attnbench {
@@ -75,6 +76,11 @@ struct ResultRow {
 
 // Column names in file order (a static list; the reference stays valid for the program's lifetime).
 const std::vector<std::string>& results_csv_columns();
+
+// One typed cell per column, in column order; std::monostate for an empty ("not applicable") cell.
+// Other formats (the JSON report) serialise rows through this, so every format walks the same columns.
+using ResultCell = std::variant<std::monostate, std::string, std::int64_t, double, bool>;
+std::vector<ResultCell> result_row_cells(const ResultRow& row);
 
 // The header line, column names joined by commas, without a line terminator.
 std::string results_csv_header();
