@@ -136,17 +136,50 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     sub->add_option("--case-id", r.case_id, "Run only the case with this id (see --list-cases)");
     sub->add_flag("--list-cases", r.list_cases, "Print the expanded case ids and exit");
     sub->add_option("--out", r.out, "Results CSV (default results/local/run-<time>.csv)");
-    sub->add_option("--json", r.json, "Also write the JSON report (environment, command, rows) to this file");
+    sub->add_option("--json", r.json, "JSON report: environment, command, rows with raw samples (default: beside --out)");
+    sub->add_option("--filter", r.filter, "Run only the cases whose id matches this regular expression");
+    sub->add_flag("--resume", r.resume, "Keep the rows already in --out, run only the cases missing there");
+    sub->add_flag("-q,--quiet", r.quiet, "No progress on stderr");
+  }
+
+  for (CLI::App* sub : {run, validate})
+    sub->add_option("--report", out.run.report, "md: print the Markdown report (for a PR) after the table")
+        ->check(CLI::IsMember({"md"}));
+
+  CLI::App* compare = app.add_subcommand("compare", "Compare two result files (CSV or JSON): the CI regression gate");
+  {
+    CompareCliOptions& c = out.compare;
+    compare->add_option("base", c.base, "Baseline results (.csv or .json)")->required();
+    compare->add_option("new", c.now, "New results (.csv or .json)")->required();
+    compare->add_option("--max-slowdown", c.max_slowdown, "Fail on a confirmed slowdown beyond this fraction")
+        ->capture_default_str();
+    compare->add_option("--max-memory-growth", c.max_memory_growth, "Fail on memory growth beyond this many bytes")
+        ->capture_default_str();
+    compare->add_option("--alpha", c.alpha, "Significance of the rank test (raw samples on both sides)")->capture_default_str();
+    compare->add_option("--min-effect", c.min_effect, "Smallest median change that counts (fraction)")->capture_default_str();
+    compare->add_flag("--allow-env-mismatch", c.allow_env_mismatch, "Compare results from different GPUs / drivers");
+    compare->add_option("--format", c.format, "table, md, csv or json")
+        ->check(CLI::IsMember({"table", "md", "markdown", "csv", "json"}))
+        ->capture_default_str();
+    compare->add_option("--out", c.out, "Write to this file instead of stdout");
+  }
+  CLI::App* report = app.add_subcommand("report", "The Markdown report of a run, for a PR description");
+  {
+    ReportOptions& r = out.report;
+    report->add_option("results", r.results, "Results (.json, or .csv without raw samples)")->required();
+    report->add_option("--memory", r.memory, "attnbench memory --format json output to include");
+    report->add_option("--format", r.format, "md")->check(CLI::IsMember({"md", "markdown"}))->capture_default_str();
+    report->add_option("--out", r.out, "Write to this file instead of stdout");
   }
 
   CLI::App* list = app.add_subcommand("list", "List backends, model presets and configs");
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
 
-  const std::vector<std::string> known = {"run", "validate", "memory", "list", "env"};
+  const std::vector<std::string> known = {"run", "validate", "memory", "compare", "report", "list", "env"};
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && std::find(known.begin(), known.end(), args[0]) == known.end())
-    throw InputError("unknown subcommand '" + args[0] + "' (expected run, validate, memory, list, env); try --help");
+    throw InputError("unknown subcommand '" + args[0] + "' (expected run, validate, memory, compare, report, list, env); try --help");
   for (const auto& a : args) {  // the subcommand whose options top-level config keys set
-    if (a == "memory" || a == "list" || a == "env" || a == "run" || a == "validate") {
+    if (a == "memory" || a == "list" || a == "env" || a == "run" || a == "validate" || a == "compare" || a == "report") {
       config_formatter->subcommand = a;
       break;
     }
@@ -171,13 +204,15 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)
-      what = "a subcommand is required (run, validate, memory, list, env); try --help";
+      what = "a subcommand is required (run, validate, memory, compare, report, list, env); try --help";
     throw InputError(what);
   }
   out.args = args;
   if (memory->parsed()) out.command = Command::memory;
   if (run->parsed()) out.command = Command::run;
   if (validate->parsed()) out.command = Command::validate;
+  if (compare->parsed()) out.command = Command::compare;
+  if (report->parsed()) out.command = Command::report;
   if (list->parsed()) out.command = Command::list;
   if (env->parsed()) out.command = Command::env;
   return out;

@@ -1,10 +1,16 @@
 #include "app/commands.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
+#include <map>
+#include <regex>
+#include <set>
+#include <unistd.h>
 #include <sstream>
 #include <fstream>
 #include <iostream>
@@ -16,6 +22,8 @@
 #include "core/version.hpp"
 #include "device/device_factory.hpp"
 #include "runner/memory_probe.hpp"
+#include "report/compare.hpp"
+#include "report/markdown.hpp"
 #include "report/results_json.hpp"
 #include "runner/sweep.hpp"
 
@@ -122,18 +130,23 @@ std::string default_results_path() {
   return buf;
 }
 
-// The sweep's own options, for repro commands: the arguments as given minus the subcommand, --out,
-// --backend, --case-id and --list-cases.
+// The sweep's own options, for repro commands: the arguments as given minus the subcommand and the options
+// that select or place rows (--out, --json, --backend, --case-id, --filter, --resume, --list-cases, --quiet).
 std::string repro_options(const std::vector<std::string>& args) {
   std::string out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "run" || a == "validate" || a == "--list-cases") continue;
-    if (a == "--out" || a == "--backend" || a == "--case-id") {
-      ++i;
-      continue;
+    if (a == "run" || a == "validate" || a == "--list-cases" || a == "--resume" || a == "-q" || a == "--quiet") continue;
+    bool skip = false;
+    for (const char* opt : {"--out", "--backend", "--case-id", "--json", "--filter"}) {
+      if (a == opt) {
+        ++i;  // and its value
+        skip = true;
+      } else if (a.rfind(std::string(opt) + "=", 0) == 0) {
+        skip = true;
+      }
     }
-    if (a.rfind("--out=", 0) == 0 || a.rfind("--backend=", 0) == 0 || a.rfind("--case-id=", 0) == 0) continue;
+    if (skip) continue;
     const bool quote = a.find_first_of(" '\"$;&|<>*?") != std::string::npos;
     out += (out.empty() ? "" : " ") + (quote ? "'" + a + "'" : a);
   }
@@ -164,12 +177,34 @@ void print_table(std::ostream& out, const std::vector<ResultRow>& rows) {
 
 }  // namespace
 
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+// First SIGINT / SIGTERM: finish the case in flight, keep every row, stop. A second one kills at once.
+extern "C" void on_stop_signal(int sig) {
+  g_stop.store(true);
+  std::signal(sig, SIG_DFL);
+}
+
+}  // namespace
+
 int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args, bool validate_only, std::ostream& out) {
   const RunPlan plan = make_run_plan(o);
   std::vector<Case> cases = expand_cases(plan);
   if (!o.case_id.empty()) {
     std::erase_if(cases, [&](const Case& c) { return c.id != o.case_id; });
     if (cases.empty()) throw InputError("--case-id: no case '" + o.case_id + "' in this sweep (see --list-cases)");
+  }
+  if (!o.filter.empty()) {
+    std::regex re;
+    try {
+      re = std::regex(o.filter);
+    } catch (const std::regex_error& e) {
+      throw InputError("--filter: invalid regular expression '" + o.filter + "' (" + e.what() + ")");
+    }
+    std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.id, re); });
+    if (cases.empty()) throw InputError("--filter: no case id matches '" + o.filter + "' (see --list-cases)");
   }
   if (o.list_cases) {
     for (const Case& c : cases) out << c.id << "\n";
@@ -202,12 +237,49 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   if (choice == DeviceChoice::cuda && !gpu_availability().usable)
     throw InputError("--device cuda: no usable GPU (" + gpu_availability().detail + ")");
   const std::string path = o.out.empty() ? default_results_path() : o.out;
+  if (o.resume && o.out.empty()) throw InputError("--resume: needs --out (the results file to complete)");
+  // --resume: the rows already in the file stay; cases with a row for every backend are not run again.
+  std::vector<ResultRow> previous;
+  const bool resuming = o.resume && std::filesystem::exists(path);
+  if (resuming) {
+    previous = read_results_csv(path);
+    std::map<std::string, std::set<std::string>> have;
+    for (const ResultRow& r : previous) have[r.case_id].insert(r.backend);
+    auto complete = [&](const std::string& id) {
+      auto it = have.find(id);
+      if (it == have.end()) return false;
+      for (const auto& b : plan.backends)
+        if (!it->second.count(b)) return false;
+      return true;
+    };
+    const std::size_t before = cases.size();
+    std::erase_if(cases, [&](const Case& c) { return complete(c.id); });
+    // A case cut off half-way (a kill between its rows) runs again whole: drop its partial rows first,
+    // rewriting the file atomically (temp file + rename), so the result has no duplicates.
+    const std::size_t rows_before = previous.size();
+    std::erase_if(previous, [&](const ResultRow& r) { return !complete(r.case_id); });
+    if (previous.size() != rows_before) {
+      const std::string tmp = path + ".resume-tmp";
+      {
+        ResultsCsvWriter w(tmp);
+        for (const ResultRow& r : previous) w.write(r);
+      }
+      std::filesystem::rename(tmp, path);
+    }
+    std::cerr << "attnbench: --resume: " << before - cases.size() << " case(s) already in " << path << ", "
+              << cases.size() << " to run" << (previous.size() != rows_before ? " (a partial case's rows dropped)" : "")
+              << "\n";
+  }
+  const std::string json_path = !o.json.empty() ? o.json
+                                : std::filesystem::path(path).extension() == ".csv"
+                                    ? std::filesystem::path(path).replace_extension(".json").string()
+                                    : path + ".json";
   {
     std::error_code ec;
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   }
-  ResultsCsvWriter writer(path);
+  ResultsCsvWriter writer(path, resuming);
   std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
             << cases.size() << " case(s) x " << plan.backends.size() << " backend(s) -> " << path << "\n";
@@ -223,26 +295,92 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
                 << d->name() << std::defaultfloat << "\n";
     }
   }
-  if (!o.json.empty()) {  // fail now, not after the sweep
-    std::ofstream probe(o.json);
-    if (!probe) throw InputError("--json: cannot write '" + o.json + "'");
+  {  // fail now, not after the sweep
+    std::ofstream probe(json_path, std::ios::app);
+    if (!probe) throw InputError("--json: cannot write '" + json_path + "'");
   }
-  std::vector<ResultRow> rows;
+  std::vector<ResultRow> rows = previous;
+  g_stop.store(false);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  const Progress progress{o.quiet ? nullptr : &std::cerr, !o.quiet && isatty(fileno(stderr)) != 0};
   const SweepSummary sum = run_sweep(
       cases, plan.backends, [resolved] { return make_device(resolved); }, s,
       [&](const ResultRow& r) {
         writer.write(r);
         rows.push_back(r);
       },
-      &std::cerr);
+      progress, &g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   std::string command = s.repro_prefix;
   for (const auto& a : args)
     if (a != "run" && a != "validate") command += " " + a;
-  if (!o.json.empty()) write_results_json(o.json, env, command, rows);
+  write_results_json(json_path, env, command, rows);
   print_table(out, rows);
+  if (o.report == "md") {
+    ResultSet set;
+    set.rows = rows;
+    set.environment = env;
+    set.command = command;
+    out << "\n";
+    write_markdown_report(out, set, nullptr, command);
+  }
   out << "\n" << sum.rows << " rows: " << sum.ok << " ok, " << sum.skipped << " skipped, " << sum.failed << " failed, "
-      << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: " << path << "\n";
+      << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: " << path << " (" << json_path << ")\n";
+  if (sum.interrupted) {
+    std::cerr << "attnbench: interrupted after " << sum.cases_done << " of " << cases.size()
+              << " case(s); the rows written are complete: continue with the same command and --resume\n";
+    return 130;
+  }
   return sum.all_good() ? 0 : 1;
+}
+
+}  // namespace attnbench
+
+namespace attnbench {
+
+int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
+  if (o.max_slowdown < 0) throw InputError("--max-slowdown: must be >= 0 (a fraction, e.g. 0.05)");
+  if (o.max_memory_growth < 0) throw InputError("--max-memory-growth: must be >= 0 bytes");
+  if (!(o.alpha > 0 && o.alpha < 1)) throw InputError("--alpha: must be in (0, 1)");
+  if (o.min_effect < 0) throw InputError("--min-effect: must be >= 0 (a fraction)");
+  CompareOptions opt;
+  opt.max_slowdown = o.max_slowdown;
+  opt.max_memory_growth = o.max_memory_growth;
+  opt.alpha = o.alpha;
+  opt.min_effect = o.min_effect;
+  opt.allow_env_mismatch = o.allow_env_mismatch;
+  const ResultSet base = load_result_set(o.base);
+  const ResultSet now = load_result_set(o.now);
+  const CompareResult r = compare_results(base, now, opt);
+  std::ofstream file;
+  if (!o.out.empty()) file = open_output(o.out);
+  std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
+  if (o.format == "md" || o.format == "markdown")
+    write_compare_markdown(os, r);
+  else if (o.format == "csv")
+    write_compare_csv(os, r);
+  else if (o.format == "json")
+    write_compare_json(os, r);
+  else
+    write_compare_table(os, r);
+  os.flush();
+  if (r.failed)
+    for (const auto& f : r.failures) std::cerr << "attnbench compare: FAIL: " << f << "\n";
+  return r.failed ? 1 : 0;
+}
+
+int run_report_command(const ReportOptions& o, std::ostream& out) {
+  const ResultSet set = load_result_set(o.results);
+  std::optional<MemoryReport> memory;
+  if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
+  std::ofstream file;
+  if (!o.out.empty()) file = open_output(o.out);
+  std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
+  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command);
+  os.flush();
+  return 0;
 }
 
 }  // namespace attnbench

@@ -12,6 +12,9 @@ namespace attnbench {
 
 int run_memory_command(const MemoryOptions& options, std::ostream& out);
 int run_list_command(std::ostream& out);
+// `compare`: 0 pass, 1 when the gate fails (a confirmed slowdown, memory growth, a correctness loss, a missing row).
+int run_compare_command(const CompareCliOptions& options, std::ostream& out);
+int run_report_command(const ReportOptions& options, std::ostream& out);
 // `run` / `validate`: args are the command line as given (repro commands are built from them).
 int run_sweep_command(const RunOptions& options, const std::vector<std::string>& args, bool validate_only,
                       std::ostream& out);

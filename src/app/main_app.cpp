@@ -26,10 +26,14 @@ int main_app(int argc, char** argv) {
         return run_sweep_command(cli.run, cli.args, /*validate_only=*/false, std::cout);
       case Command::validate:
         return run_sweep_command(cli.run, cli.args, /*validate_only=*/true, std::cout);
+      case Command::compare:
+        return run_compare_command(cli.compare, std::cout);
+      case Command::report:
+        return run_report_command(cli.report, std::cout);
       case Command::none:
         break;
     }
-    std::cerr << "attnbench: error: a subcommand is required (run, validate, memory, list, env); try --help\n";
+    std::cerr << "attnbench: error: a subcommand is required (run, validate, memory, compare, report, list, env); try --help\n";
     return 2;
   } catch (const InputError& e) {
     std::cerr << "attnbench: error: " << e.what() << "\n";

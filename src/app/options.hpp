@@ -61,15 +61,41 @@ struct RunOptions {
   std::string case_id;          // run only the case with this id
   bool list_cases = false;      // print the expanded case ids and exit
   std::string out;              // results CSV; default results/local/run-<time>.csv
-  std::string json;             // also write the JSON report here
+  std::string json;             // the JSON report (default: beside the CSV, .json)
+  std::string report;           // "md": also print the Markdown report at the end
+  std::string filter;           // ECMAScript regex: run only the cases whose id matches
+  bool resume = false;          // skip cases already complete in --out, append the rest
+  bool quiet = false;           // no progress on stderr
 };
 
-enum class Command { none, memory, list, env, run, validate };
+// `compare BASE NEW`: the CI gate.
+struct CompareCliOptions {
+  std::string base, now;
+  double max_slowdown = 0.05;        // fraction: fail on a confirmed slowdown beyond it
+  std::int64_t max_memory_growth = 0;  // bytes
+  double alpha = 0.01;
+  double min_effect = 0.02;
+  bool allow_env_mismatch = false;
+  std::string format = "table";  // table | md | csv | json
+  std::string out;
+};
+
+// `report RESULTS`: the Markdown for a PR.
+struct ReportOptions {
+  std::string results;
+  std::string memory;   // optional memory JSON (attnbench memory --format json)
+  std::string format = "md";
+  std::string out;
+};
+
+enum class Command { none, memory, list, env, run, validate, compare, report };
 
 struct ParsedCli {
   Command command = Command::none;
   MemoryOptions memory;
   RunOptions run;
+  CompareCliOptions compare;
+  ReportOptions report;
   std::vector<std::string> args;  // the arguments as given (for repro commands)
   bool exit_now = false;  // --help / --version: print `output`, exit with exit_code
   int exit_code = 0;

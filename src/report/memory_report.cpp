@@ -114,6 +114,7 @@ void write_memory_json(std::ostream& os, const MemoryReport& r) {
   nlohmann::ordered_json j;
   j["schema"] = "attnbench.memory";
   j["schema_version"] = 1;
+  j["model"] = r.model;
   nlohmann::ordered_json ctx = nlohmann::ordered_json::object();
   for (const auto& [k, v] : r.context) ctx[k] = v;
   j["context"] = ctx;

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
@@ -229,6 +230,63 @@ std::vector<ResultCell> result_row_cells(const ResultRow& row) {
   return cells;
 }
 
+const std::vector<CellKind>& results_column_kinds() {
+  static const std::vector<CellKind> kinds = [] {
+    struct Kind {
+      CellKind operator()(std::string ResultRow::*) const { return CellKind::text; }
+      CellKind operator()(int ResultRow::*) const { return CellKind::integer; }
+      CellKind operator()(std::uint64_t ResultRow::*) const { return CellKind::unsigned_integer; }
+      CellKind operator()(std::optional<double> ResultRow::*) const { return CellKind::real_or_empty; }
+      CellKind operator()(std::optional<std::int64_t> ResultRow::*) const { return CellKind::integer_or_empty; }
+      CellKind operator()(std::optional<bool> ResultRow::*) const { return CellKind::bool_or_empty; }
+    };
+    std::vector<CellKind> v;
+    for (const Column& c : kColumns) v.push_back(std::visit(Kind{}, c.field));
+    return v;
+  }();
+  return kinds;
+}
+
+bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell) {
+  if (col >= kNumColumns) return false;
+  struct Setter {
+    ResultRow& row;
+    const ResultCell& cell;
+    bool operator()(std::string ResultRow::*m) const {
+      if (std::holds_alternative<std::monostate>(cell)) return (row.*m).clear(), true;
+      if (!std::holds_alternative<std::string>(cell)) return false;
+      return row.*m = std::get<std::string>(cell), true;
+    }
+    bool operator()(int ResultRow::*m) const {
+      if (!std::holds_alternative<std::int64_t>(cell)) return false;
+      const std::int64_t v = std::get<std::int64_t>(cell);
+      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) return false;
+      return row.*m = static_cast<int>(v), true;
+    }
+    bool operator()(std::uint64_t ResultRow::*m) const {
+      if (!std::holds_alternative<std::int64_t>(cell) || std::get<std::int64_t>(cell) < 0) return false;
+      return row.*m = static_cast<std::uint64_t>(std::get<std::int64_t>(cell)), true;
+    }
+    bool operator()(std::optional<double> ResultRow::*m) const {
+      if (std::holds_alternative<std::monostate>(cell)) return (row.*m).reset(), true;
+      if (std::holds_alternative<double>(cell)) return row.*m = std::get<double>(cell), true;
+      if (std::holds_alternative<std::int64_t>(cell)) return row.*m = static_cast<double>(std::get<std::int64_t>(cell)), true;
+      return false;
+    }
+    bool operator()(std::optional<std::int64_t> ResultRow::*m) const {
+      if (std::holds_alternative<std::monostate>(cell)) return (row.*m).reset(), true;
+      if (!std::holds_alternative<std::int64_t>(cell)) return false;
+      return row.*m = std::get<std::int64_t>(cell), true;
+    }
+    bool operator()(std::optional<bool> ResultRow::*m) const {
+      if (std::holds_alternative<std::monostate>(cell)) return (row.*m).reset(), true;
+      if (!std::holds_alternative<bool>(cell)) return false;
+      return row.*m = std::get<bool>(cell), true;
+    }
+  };
+  return std::visit(Setter{row, cell}, kColumns[col].field);
+}
+
 std::string results_csv_line(const ResultRow& row) {
   std::string out;
   for (std::size_t i = 0; i < kNumColumns; ++i) {
@@ -238,10 +296,10 @@ std::string results_csv_line(const ResultRow& row) {
   return out;
 }
 
-ResultsCsvWriter::ResultsCsvWriter(const std::string& path)
-    : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+ResultsCsvWriter::ResultsCsvWriter(const std::string& path, bool append)
+    : path_(path), out_(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc)) {
   if (!out_) throw InputError("--out: cannot write '" + path + "'");
-  out_ << results_csv_header() << '\n';
+  if (!append) out_ << results_csv_header() << '\n';
   out_.flush();
   if (!out_) throw InputError("--out: cannot write '" + path + "'");
 }

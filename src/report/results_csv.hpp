@@ -71,6 +71,17 @@ struct ResultRow {
   // the command that regenerates this row
   std::string repro;
 
+  // Not CSV columns: the JSON report carries them.
+  std::vector<double> samples_us;  // raw step samples (µs, measurement order, warm-up excluded)
+  struct LedgerGroup {
+    std::string phase, tag, kind;  // construct | graph_state | capture; tag; device | pinned | host
+    std::int64_t bytes = 0;
+    bool shared = false;
+    int count = 0;
+    bool operator==(const LedgerGroup&) const = default;
+  };
+  std::vector<LedgerGroup> ledger;  // what the backend allocated and kept, by phase and tag
+
   bool operator==(const ResultRow&) const = default;
 };
 
@@ -81,6 +92,13 @@ const std::vector<std::string>& results_csv_columns();
 // Other formats (the JSON report) serialise rows through this, so every format walks the same columns.
 using ResultCell = std::variant<std::monostate, std::string, std::int64_t, double, bool>;
 std::vector<ResultCell> result_row_cells(const ResultRow& row);
+
+// What each column holds (for readers of other formats, e.g. the JSON report), in column order.
+enum class CellKind { text, integer, unsigned_integer, real_or_empty, integer_or_empty, bool_or_empty };
+const std::vector<CellKind>& results_column_kinds();
+// Sets column `col` of `row` from a typed cell (std::monostate: empty); false when the cell does not fit the
+// column's kind (a string for a number, an empty cell for a required integer, an int beyond int range, ...).
+bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell);
 
 // The header line, column names joined by commas, without a line terminator.
 std::string results_csv_header();
@@ -93,7 +111,8 @@ std::string results_csv_line(const ResultRow& row);
 class ResultsCsvWriter {
  public:
   // Creates or truncates `path` and writes the header; throws InputError "--out: cannot write 'PATH'".
-  explicit ResultsCsvWriter(const std::string& path);
+  // With `append`, adds rows to an existing results file (written by this schema) without a new header.
+  explicit ResultsCsvWriter(const std::string& path, bool append = false);
 
   // Appends `row` as one line and flushes it, so a crash later loses nothing already written.
   // Throws std::runtime_error naming the file when the write fails (e.g. disk full).

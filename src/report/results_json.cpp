@@ -33,6 +33,11 @@ void write_results_json(const std::string& path, const Environment& env, const s
               o[cols[c]] = v;
           },
           cells[c]);
+    o["samples_us"] = r.samples_us;
+    o["ledger"] = nlohmann::ordered_json::array();
+    for (const auto& g : r.ledger)
+      o["ledger"].push_back({{"phase", g.phase}, {"tag", g.tag}, {"kind", g.kind}, {"bytes", g.bytes}, {"shared", g.shared},
+                             {"count", g.count}});
     j["rows"].push_back(o);
   }
   std::ofstream f(path);

@@ -1,5 +1,6 @@
 // The JSON report of a run: the environment fingerprint, the command line, and every result row (the same
-// columns as the CSV, nulls for empty cells). Versioned like the CSV.
+// columns as the CSV, nulls for empty cells, plus "samples_us": the raw step samples and "ledger": the
+// backend's allocations by phase and tag). Versioned like the CSV.
 #pragma once
 
 #include <string>

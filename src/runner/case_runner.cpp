@@ -62,8 +62,14 @@ ResultRow base_row(const Case& c, const std::string& backend, const std::string&
   return r;
 }
 
+void add_ledger(ResultRow& r, const std::string& phase, const MemoryMark& a, const MemoryMark& b) {
+  for (const TagBytes& g : Ledger::diff(a.ledger, b.ledger))
+    r.ledger.push_back({phase, g.tag, mem_kind_name(g.kind), g.bytes, g.shared, g.count});
+}
+
 void fill_timing(ResultRow& r, const Samples& smp, const std::vector<double>& meta, const std::vector<double>& fwd,
                  const Case& c, const RunSettings& s) {
+  r.samples_us = smp.us;
   r.step_median_us = smp.summary.median;
   r.step_p10_us = smp.summary.p10;
   r.step_p90_us = smp.summary.p90;
@@ -173,6 +179,8 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
   row.graph_state_device_bytes = Ledger::diff_totals(m0.ledger, m1.ledger)[MemKind::device];
   row.capture_device_bytes = Ledger::diff_totals(m1.ledger, m2.ledger)[MemKind::device];
   row.capture_pinned_bytes = Ledger::diff_totals(m1.ledger, m2.ledger)[MemKind::pinned];
+  add_ledger(row, "graph_state", m0, m1);
+  add_ledger(row, "capture", m1, m2);
   append_note(row.note, std::to_string(graphs.size()) + " graphs captured, replayed at bs " + std::to_string(bs_graph));
 
   const ForwardBatch fb = gin->load(pad_batch(wl.host().spec, bs_graph, fill, width));
@@ -262,6 +270,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
       r->ctor_device_bytes = ctor[MemKind::device];
       r->ctor_pinned_bytes = ctor[MemKind::pinned];
       if (m0.driver && m1.driver) r->ctor_driver_delta_bytes = m0.driver->free_bytes - m1.driver->free_bytes;
+      add_ledger(*r, "construct", m0, m1);
     }
     const Support sup = backend->supports(c.mode, false, c.sinks);
     if (!sup.ok) throw Unsupported(sup.reason);

@@ -8,12 +8,26 @@ namespace attnbench {
 
 SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::string>& backends,
                        const DeviceMaker& make_device, const RunSettings& settings,
-                       const std::function<void(const ResultRow&)>& sink, std::ostream* progress) {
+                       const std::function<void(const ResultRow&)>& sink, const Progress& progress,
+                       const std::atomic<bool>* stop) {
   SweepSummary sum;
   std::string sticky;  // the error that made the device unusable
   const auto t0 = std::chrono::steady_clock::now();
+  // "[i/n elapsed, ~eta left] " with `done` cases finished.
+  auto head = [&](std::size_t i, std::size_t done) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double eta = done == 0 ? 0.0 : elapsed / static_cast<double>(done) * static_cast<double>(cases.size() - done);
+    char b[96];
+    std::snprintf(b, sizeof b, "[%zu/%zu %.0fs, ~%.0fs left] ", i + 1, cases.size(), elapsed, eta);
+    return std::string(b);
+  };
   for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (stop && stop->load()) {
+      sum.interrupted = true;
+      break;
+    }
     const Case& c = cases[i];
+    if (progress.out && progress.terminal) *progress.out << "\r\033[K" << head(i, i) << "running " << c.id << std::flush;
     std::vector<ResultRow> rows;
     if (!sticky.empty()) {
       for (const auto& b : backends) rows.push_back(skipped_row(c, b, "", "eager", "device unusable after: " + sticky, settings));
@@ -36,22 +50,21 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
       if (r.status == "oom") ++sum.oom;
       if (r.ref_pass && !*r.ref_pass) ++sum.ref_failures;
     }
-    if (progress) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(cases.size() - i - 1);
-      char head[96];
-      std::snprintf(head, sizeof head, "[%zu/%zu %.0fs, ~%.0fs left] ", i + 1, cases.size(), elapsed, eta);
-      *progress << head << c.id << ":";
+    ++sum.cases_done;
+    if (progress.out) {
+      std::ostream& p = *progress.out;
+      if (progress.terminal) p << "\r\033[K";
+      p << head(i, i + 1) << c.id << ":";
       for (const ResultRow& r : rows) {
-        *progress << " " << r.backend << (r.timing == "graph" ? "(graph)" : "") << "=" << r.status;
+        p << " " << r.backend << (r.timing == "graph" ? "(graph)" : "") << "=" << r.status;
         if (r.status == "ok" && r.step_median_us) {
           char t[48];
           std::snprintf(t, sizeof t, " %.1fus", *r.step_median_us);
-          *progress << t;
+          p << t;
         }
-        if (r.ref_pass && !*r.ref_pass) *progress << " REF-FAIL";
+        if (r.ref_pass && !*r.ref_pass) p << " REF-FAIL";
       }
-      *progress << "\n" << std::flush;
+      p << "\n" << std::flush;
     }
   }
   return sum;

@@ -2,6 +2,7 @@
 // stderr, and a sticky device error turning the remaining cases into skipped rows.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -13,11 +14,23 @@ namespace attnbench {
 
 struct SweepSummary {
   int rows = 0, ok = 0, skipped = 0, failed = 0, oom = 0, ref_failures = 0;
-  bool all_good() const { return failed == 0 && oom == 0 && ref_failures == 0; }
+  int cases_done = 0;
+  bool interrupted = false;  // `stop` was raised: the remaining cases did not run
+  bool all_good() const { return failed == 0 && oom == 0 && ref_failures == 0 && !interrupted; }
 };
 
+// Where progress goes: nothing (quiet), one line per finished case (a log), or, on a terminal, a status line
+// rewritten while a case runs (case i of n, its id, elapsed, estimated time left) and a line per finished case.
+struct Progress {
+  std::ostream* out = nullptr;
+  bool terminal = false;
+};
+
+// Runs `cases` in order. `stop` (e.g. raised by SIGINT) is checked before every case: rows already handed to
+// `sink` are complete, the case in flight finishes, and the sweep returns with interrupted = true.
 SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::string>& backends,
                        const DeviceMaker& make_device, const RunSettings& settings,
-                       const std::function<void(const ResultRow&)>& sink, std::ostream* progress);
+                       const std::function<void(const ResultRow&)>& sink, const Progress& progress,
+                       const std::atomic<bool>* stop = nullptr);
 
 }  // namespace attnbench

@@ -466,6 +466,9 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
+// gtest prints a parameter when it lists a test (e.g. skipped without a GPU): print its name, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 class PrefillAttentionCases : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PrefillAttentionCases, MatchesCpuTwin) {

@@ -32,7 +32,7 @@ TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
   EXPECT_EQ(j["environment"]["gpu_name"], "X");
   EXPECT_EQ(j["command"], "attnbench run --x");
   ASSERT_EQ(j["rows"].size(), 2u);
-  EXPECT_EQ(j["rows"][0].size(), results_csv_columns().size());
+  EXPECT_EQ(j["rows"][0].size(), results_csv_columns().size() + 2) << "the columns, samples_us and ledger";
   EXPECT_EQ(j["rows"][0]["note"], "with, \"quotes\"");
   EXPECT_EQ(j["rows"][0]["step_median_us"], 12.5);
   EXPECT_EQ(j["rows"][0]["ctor_device_bytes"], 537919492);

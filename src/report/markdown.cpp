@@ -1,0 +1,635 @@
+#include "report/markdown.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/units.hpp"
+
+namespace attnbench {
+
+namespace {
+
+// The change under test: trtllm_mha_legacy (inherits FlashInfer) -> trtllm_mha (inherits AttentionBackend).
+constexpr const char* kLean = "trtllm_mha";
+constexpr const char* kLegacy = "trtllm_mha_legacy";
+constexpr const char* kFlashinfer = "flashinfer";
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string with_commas(std::int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return (v < 0 ? "-" : "") + s;
+}
+
+std::string bytes_cell(const std::optional<std::int64_t>& v) { return v ? format_bytes(*v) : "-"; }
+
+std::string md(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+int dtype_bytes(const std::string& dtype) {
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "fp32") return 4;
+  if (dtype == "fp8" || dtype == "fp8_e4m3" || dtype == "fp8_e5m2") return 1;
+  return 0;
+}
+
+std::set<std::string> split_names(const std::string& s) {
+  std::set<std::string> out;
+  std::string cur;
+  for (const char c : s + ";") {
+    if (c == ';' || c == ',') {
+      if (!cur.empty()) out.insert(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+bool ok(const ResultRow* r) { return r && r->status == "ok"; }
+
+// The rows of one (case, timing), by backend, in the order the file first names them.
+struct CaseTiming {
+  std::string case_id, timing, mode, model;
+  std::map<std::string, const ResultRow*> by_backend;
+  const ResultRow* get(const std::string& b) const {
+    const auto it = by_backend.find(b);
+    return it == by_backend.end() ? nullptr : it->second;
+  }
+};
+
+struct Index {
+  std::vector<std::string> backends, models;
+  std::vector<CaseTiming> groups;
+};
+
+Index index_rows(const std::vector<ResultRow>& rows) {
+  Index ix;
+  std::map<std::pair<std::string, std::string>, std::size_t> where;
+  for (const ResultRow& r : rows) {
+    if (std::find(ix.backends.begin(), ix.backends.end(), r.backend) == ix.backends.end())
+      ix.backends.push_back(r.backend);
+    if (std::find(ix.models.begin(), ix.models.end(), r.model) == ix.models.end())
+      ix.models.push_back(r.model);
+    const auto key = std::make_pair(r.case_id, r.timing);
+    auto it = where.find(key);
+    if (it == where.end()) {
+      it = where.emplace(key, ix.groups.size()).first;
+      ix.groups.push_back({r.case_id, r.timing, r.mode, r.model, {}});
+    }
+    ix.groups[it->second].by_backend.emplace(r.backend, &r);
+  }
+  return ix;
+}
+
+bool has_backend(const Index& ix, const std::string& b) {
+  return std::find(ix.backends.begin(), ix.backends.end(), b) != ix.backends.end();
+}
+
+// ---- ratios -----------------------------------------------------------------------------------------------
+
+struct Ratio {
+  double median = 0;
+  std::optional<double> lo, hi;  // p10 / p10 and p90 / p90
+};
+
+std::optional<Ratio> ratio(const ResultRow* a, const ResultRow* b) {
+  if (!ok(a) || !ok(b) || !a->step_median_us || !b->step_median_us || *b->step_median_us <= 0)
+    return std::nullopt;
+  Ratio r;
+  r.median = *a->step_median_us / *b->step_median_us;
+  if (a->step_p10_us && b->step_p10_us && *b->step_p10_us > 0) r.lo = *a->step_p10_us / *b->step_p10_us;
+  if (a->step_p90_us && b->step_p90_us && *b->step_p90_us > 0) r.hi = *a->step_p90_us / *b->step_p90_us;
+  return r;
+}
+
+std::string ratio_cell(const std::optional<Ratio>& r) {
+  if (!r) return "-";
+  std::string s = fmt("%.3f", r->median);
+  if (r->lo && r->hi)
+    s += " (" + fmt("%.3f", std::min(*r->lo, *r->hi)) + "-" + fmt("%.3f", std::max(*r->lo, *r->hi)) + ")";
+  return s;
+}
+
+// "median 1.000, range 0.985-1.028 over 94 (case, timing) pairs", or empty when no pair has both rows.
+std::string ratio_summary(const Index& ix, const std::string& a, const std::string& b) {
+  std::vector<double> v;
+  for (const CaseTiming& g : ix.groups)
+    if (const auto r = ratio(g.get(a), g.get(b))) v.push_back(r->median);
+  if (v.empty()) return "";
+  std::sort(v.begin(), v.end());
+  const double med = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return "median " + fmt("%.3f", med) + ", range " + fmt("%.3f", v.front()) + "-" + fmt("%.3f", v.back()) +
+         " over " + std::to_string(v.size()) + " (case, timing) pairs";
+}
+
+// ---- memory
+// -------------------------------------------------------------------------------------------------
+
+struct MemoryLine {
+  std::string model, backend;
+  std::optional<std::int64_t> ctor_device, ctor_driver, ctor_pinned, graph_device, graph_pinned,
+      capture_device, capture_pinned;
+};
+
+struct Saving {
+  std::int64_t device = 0, pinned = 0;
+  std::int64_t kv_bytes_per_token = 0;
+  std::string
+      basis;  // how kv_bytes_per_token was obtained, e.g. "2 x 8 KV heads x 128 head_dim x 2 B x 6 layers"
+  std::string model, source;
+};
+
+// "**X device (N B) + Y pinned host memory per instance** = T KV-cache tokens of MODEL at B B per token".
+std::string saving_text(const Saving& s) {
+  std::string t = "**" + format_bytes(s.device) + " device (" + with_commas(s.device) + " B) + " +
+                  format_bytes(s.pinned) + " pinned host memory per instance**";
+  if (s.kv_bytes_per_token > 0)
+    t += " = " + with_commas(s.device / s.kv_bytes_per_token) + " KV-cache tokens of " + s.model + " at " +
+         with_commas(s.kv_bytes_per_token) + " B per token";
+  return t;
+}
+
+// The memory table; the rows carry no graph-state pinned column, the memory report does.
+void write_memory_table_header(std::ostream& os, bool graph_pinned) {
+  os << "| model | backend | construct | construct (driver) | construct pinned | graph state |"
+     << (graph_pinned ? " graph state pinned |" : "")
+     << " capture | capture pinned |\n|---|---|---|---|---|---|" << (graph_pinned ? "---|" : "")
+     << "---|---|\n";
+}
+
+void write_memory_line(std::ostream& os, const MemoryLine& m, bool graph_pinned) {
+  os << "| " << md(m.model) << " | " << m.backend << " | " << bytes_cell(m.ctor_device) << " | "
+     << bytes_cell(m.ctor_driver) << " | " << bytes_cell(m.ctor_pinned) << " | " << bytes_cell(m.graph_device)
+     << " | " << (graph_pinned ? bytes_cell(m.graph_pinned) + " | " : "") << bytes_cell(m.capture_device)
+     << " | " << bytes_cell(m.capture_pinned) << " |\n";
+}
+
+// Memory from the `attnbench memory` evidence. Returns the saving of the change when both backends are there.
+std::optional<Saving> write_memory_from_report(std::ostream& os, const MemoryReport& r) {
+  std::string ctx;
+  for (const auto& [k, v] : r.context) ctx += (ctx.empty() ? "" : "; ") + k + " " + v;
+  os << "From `attnbench memory` (ledger: requested bytes; driver: drop in free device memory)"
+     << (ctx.empty() ? "" : ": " + md(ctx)) << ".\n\n";
+  write_memory_table_header(os, true);
+  for (const BackendMemory& b : r.backends) {
+    if (!b.error.empty()) {
+      os << "| " << md(r.model) << " | " << b.backend << " | failed: " << md(b.error) << " | | | | | | |\n";
+      continue;
+    }
+    MemoryLine m{r.model, b.backend, {}, {}, {}, {}, {}, {}, {}};
+    if (const MemoryPhase* p = b.phase("construct")) {
+      m.ctor_device = p->device_bytes;
+      m.ctor_driver = p->driver_delta_bytes;
+      m.ctor_pinned = p->pinned_bytes;
+    }
+    if (const MemoryPhase* p = b.phase("graph_state")) {
+      m.graph_device = p->device_bytes;
+      m.graph_pinned = p->pinned_bytes;
+    }
+    if (const MemoryPhase* p = b.phase("capture")) {
+      m.capture_device = p->device_bytes;
+      m.capture_pinned = p->pinned_bytes;
+    }
+    write_memory_line(os, m, true);
+  }
+  const auto s = memory_saving(r, kLegacy, kLean);
+  if (!s) return std::nullopt;
+  Saving out;
+  out.device = s->device_bytes;
+  out.pinned = s->pinned_bytes;
+  out.kv_bytes_per_token = r.kv_bytes_per_token;
+  out.basis = "the model's full KV cache, 2 x layers x KV heads x head_dim x dtype bytes";
+  out.model = r.model;
+  out.source = "`attnbench memory`";
+  return out;
+}
+
+// Memory from the rows: per model, one row per backend from the first case every backend ran.
+std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix) {
+  std::vector<Saving> savings;
+  std::vector<std::pair<std::string, std::string>> sources;  // model -> case used
+  std::vector<MemoryLine> lines;
+  for (const std::string& model : ix.models) {
+    // Prefer a (case, graph) group where every backend of this model ran ok: it carries all three phases.
+    std::set<std::string> model_backends;
+    for (const CaseTiming& g : ix.groups)
+      if (g.model == model)
+        for (const auto& [b, r] : g.by_backend) model_backends.insert(b);
+    const CaseTiming* pick = nullptr;
+    for (const bool want_graph : {true, false}) {
+      for (const CaseTiming& g : ix.groups) {
+        if (g.model != model || (want_graph && g.timing != "graph")) continue;
+        const bool all = std::all_of(model_backends.begin(), model_backends.end(), [&](const std::string& b) {
+          return ok(g.get(b)) && g.get(b)->ctor_device_bytes;
+        });
+        if (all) {
+          pick = &g;
+          break;
+        }
+      }
+      if (pick) break;
+    }
+    if (!pick) continue;
+    sources.emplace_back(model, pick->case_id + "` (" + pick->timing + ")");
+    for (const std::string& b : ix.backends) {
+      const ResultRow* r = pick->get(b);
+      if (!ok(r)) continue;
+      lines.push_back({model, b, r->ctor_device_bytes, r->ctor_driver_delta_bytes, r->ctor_pinned_bytes,
+                       r->graph_state_device_bytes, std::nullopt, r->capture_device_bytes,
+                       r->capture_pinned_bytes});
+    }
+    const ResultRow* legacy = pick->get(kLegacy);
+    const ResultRow* lean = pick->get(kLean);
+    if (ok(legacy) && ok(lean)) {
+      Saving s;
+      const auto diff = [&](std::optional<std::int64_t> ResultRow::*m, std::int64_t& into) {
+        if (legacy->*m && lean->*m) into += *(legacy->*m) - *(lean->*m);
+      };
+      diff(&ResultRow::ctor_device_bytes, s.device);
+      diff(&ResultRow::graph_state_device_bytes, s.device);
+      diff(&ResultRow::capture_device_bytes, s.device);
+      diff(&ResultRow::ctor_pinned_bytes, s.pinned);
+      diff(&ResultRow::capture_pinned_bytes, s.pinned);
+      const int db = dtype_bytes(lean->dtype);
+      s.kv_bytes_per_token = 2LL * lean->num_kv_heads * lean->head_dim * db * lean->layers;
+      s.basis = "2 x " + std::to_string(lean->num_kv_heads) + " KV heads x " +
+                std::to_string(lean->head_dim) + " head_dim x " + std::to_string(db) + " B (" + lean->dtype +
+                ") x " + std::to_string(lean->layers) + " layers";
+      s.model = model;
+      s.source = "the rows of `" + pick->case_id + "`";
+      savings.push_back(s);
+    }
+  }
+  os << "From the rows' memory columns (ledger, requested bytes; driver = drop in free device memory), one "
+        "case per "
+        "model: ";
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    os << (i ? ", " : "") << md(sources[i].first) << ": `" << md(sources[i].second);
+  os << (sources.empty() ? "no case with memory columns" : "") << ".\n\n";
+  if (!lines.empty()) {
+    write_memory_table_header(os, false);
+    for (const MemoryLine& m : lines) write_memory_line(os, m, false);
+  }
+  if (!savings.empty())
+    os << "\nKV bytes per token come from the rows: the rows' `layers` are the layers this run stepped, not "
+          "necessarily the model's full depth (the full depth gives proportionally fewer tokens; `attnbench "
+          "memory` "
+          "uses it).\n";
+  return savings;
+}
+
+// ---- correctness ------------------------------------------------------------------------------------------
+
+struct Correctness {
+  std::map<std::string, int> status;
+  int ref_checked = 0, ref_pass = 0;
+  std::optional<double> max_abs;
+  std::string max_abs_at;
+  int lean_rows = 0, lean_identical = 0;  // trtllm_mha ok rows with a trtllm_mha_legacy twin / bit-identical
+  int graph_rows = 0, replay_identical = 0, replay_padded = 0, replay_differs = 0;
+  std::vector<const ResultRow*> failed, ref_failed, skipped;
+};
+
+Correctness tally(const std::vector<ResultRow>& rows, const Index& ix) {
+  Correctness c;
+  for (const ResultRow& r : rows) {
+    ++c.status[r.status];
+    if (r.status == "failed" || r.status == "oom") c.failed.push_back(&r);
+    if (r.status == "skipped") c.skipped.push_back(&r);
+    if (r.ref_pass) {
+      ++c.ref_checked;
+      if (*r.ref_pass) {
+        ++c.ref_pass;
+      } else {
+        c.ref_failed.push_back(&r);
+      }
+    }
+    if (r.ref_max_abs_err && (!c.max_abs || *r.ref_max_abs_err > *c.max_abs)) {
+      c.max_abs = r.ref_max_abs_err;
+      c.max_abs_at = r.case_id + " " + r.backend + " " + r.timing;
+    }
+    if (r.timing == "graph" && r.status != "skipped") {
+      ++c.graph_rows;
+      if (r.note.find("replay bit-identical to eager") != std::string::npos) ++c.replay_identical;
+      if (r.note.find("replay vs eager max abs") != std::string::npos) ++c.replay_padded;
+      if (r.note.find("graph replay output differs") != std::string::npos) ++c.replay_differs;
+    }
+  }
+  for (const CaseTiming& g : ix.groups) {
+    const ResultRow* lean = g.get(kLean);
+    if (!ok(lean) || !ok(g.get(kLegacy))) continue;
+    ++c.lean_rows;
+    if (split_names(lean->bitwise_equal_to).count(kLegacy)) ++c.lean_identical;
+  }
+  return c;
+}
+
+std::string row_ref(const ResultRow& r) { return "`" + md(r.case_id) + "` " + r.backend + " " + r.timing; }
+
+// Every unordered pair of backends: rows bit-identical / rows where both ran ok.
+void write_bitwise_pairs(std::ostream& os, const Index& ix) {
+  for (std::size_t i = 0; i < ix.backends.size(); ++i)
+    for (std::size_t k = i + 1; k < ix.backends.size(); ++k) {
+      const std::string& a = ix.backends[i];
+      const std::string& b = ix.backends[k];
+      int both = 0, same = 0;
+      for (const CaseTiming& g : ix.groups) {
+        if (!ok(g.get(a)) || !ok(g.get(b))) continue;
+        ++both;
+        if (split_names(g.get(a)->bitwise_equal_to).count(b) ||
+            split_names(g.get(b)->bitwise_equal_to).count(a))
+          ++same;
+      }
+      if (both > 0) os << "  - " << a << " = " << b << ": " << same << " of " << both << "\n";
+    }
+}
+
+void write_row_list(std::ostream& os, const std::vector<const ResultRow*>& rows, std::size_t limit) {
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    std::string note = rows[i]->note;
+    if (note.size() > 140) note = note.substr(0, 137) + "...";
+    os << "  - " << row_ref(*rows[i]) << (note.empty() ? "" : ": " + md(note)) << "\n";
+  }
+  if (rows.size() > limit) os << "  - ... and " << rows.size() - limit << " more\n";
+}
+
+// ---- environment ------------------------------------------------------------------------------------------
+
+std::optional<std::string> env_get(const Environment& env, const std::string& key) {
+  for (const auto& [k, v] : env)
+    if (k == key && !v.empty()) return v;
+  return std::nullopt;
+}
+
+std::string env_line(const Environment& env) {
+  std::string s;
+  const auto add = [&](const std::string& text) { s += (s.empty() ? "" : ", ") + text; };
+  if (auto v = env_get(env, "gpu_name")) add(*v);
+  if (auto v = env_get(env, "sm_count")) add(*v + " SMs");
+  if (auto v = env_get(env, "driver_version")) add("driver " + *v);
+  if (auto v = env_get(env, "runtime_version")) add("CUDA runtime " + *v);
+  if (auto v = env_get(env, "sm_clock_measured_mhz")) add("SM clock " + *v + " MHz measured");
+  if (auto v = env_get(env, "copy_bandwidth_bytes_per_s"))
+    add("copy bandwidth " + fmt("%.0f", std::atof(v->c_str()) / 1e9) + " GB/s");
+  if (auto v = env_get(env, "cpu")) add(*v);
+  if (auto v = env_get(env, "attnbench_version")) add("attnbench " + *v);
+  if (auto v = env_get(env, "git_commit")) add("commit " + *v);
+  return s;
+}
+
+}  // namespace
+
+void write_markdown_report(std::ostream& os, const ResultSet& results, const MemoryReport* memory,
+                           const std::string& command) {
+  const Index ix = index_rows(results.rows);
+  const Correctness c = tally(results.rows, ix);
+
+  // Sections are built first so that the headline can quote them.
+  std::ostringstream mem;
+  std::vector<Saving> savings;
+  if (memory) {
+    if (auto s = write_memory_from_report(mem, *memory)) savings.push_back(*s);
+  } else {
+    savings = write_memory_from_rows(mem, ix);
+  }
+
+  os << "## attnbench: " << kLegacy << " -> " << kLean << "\n\n";
+  // Headline: what a reviewer needs in four lines.
+  if (!savings.empty())
+    os << "- **Memory:** " << kLegacy << " - " << kLean << " saves " << saving_text(savings.front())
+       << "; from " << savings.front().source << ".\n";
+  if (c.lean_rows > 0)
+    os << "- **Behaviour:** " << kLean << " output bit-identical to " << kLegacy << " in **"
+       << c.lean_identical << " of " << c.lean_rows << "** (case, timing) pairs.\n";
+  os << "- **Correctness:** " << results.rows.size() << " rows";
+  for (const auto& [status, n] : c.status) os << ", " << n << " " << status;
+  os << "; reference check " << c.ref_pass << " of " << c.ref_checked << " pass";
+  if (c.max_abs) os << " (max abs error " << fmt("%.3g", *c.max_abs) << ")";
+  os << ".\n";
+  if (const std::string s = ratio_summary(ix, kLean, kLegacy); !s.empty())
+    os << "- **Latency** " << kLean << " / " << kLegacy << ": " << s << ".\n";
+
+  // (a) memory
+  os << "\n### Memory per backend\n\n" << mem.str();
+  if (!savings.empty()) os << "\nSaving of the change (" << kLegacy << " - " << kLean << "):\n\n";
+  for (const Saving& s : savings)
+    os << "- " << md(s.model) << ": " << saving_text(s) << (s.basis.empty() ? "" : " (" + s.basis + ")")
+       << ".\n";
+
+  // (b) latency
+  const bool have_legacy_ratio = has_backend(ix, kLean) && has_backend(ix, kLegacy);
+  const bool have_fi_ratio = has_backend(ix, kLean) && has_backend(ix, kFlashinfer);
+  os << "\n### Latency\n\nStep = `init_forward_metadata` + `forward_*` over every layer; µs, median "
+        "(p10-p90). Ratios: "
+        "median / median (p10 / p10 - p90 / p90, the noise).\n";
+  if (have_legacy_ratio)
+    os << "\n- " << kLean << " / " << kLegacy << ": " << ratio_summary(ix, kLean, kLegacy) << "\n";
+  if (have_fi_ratio)
+    os << "- " << kLean << " / " << kFlashinfer << ": " << ratio_summary(ix, kLean, kFlashinfer) << "\n";
+  os << "\n<details><summary>Per case (" << ix.groups.size()
+     << " case x timing rows)</summary>\n\n| case | timing |";
+  for (const std::string& b : ix.backends) os << " " << b << " µs |";
+  if (have_legacy_ratio) os << " " << kLean << " / " << kLegacy << " |";
+  if (have_fi_ratio) os << " " << kLean << " / " << kFlashinfer << " |";
+  os << " TB/s (of copy) or TFLOP/s |\n|---|---|";
+  for (std::size_t i = 0; i < ix.backends.size() + have_legacy_ratio + have_fi_ratio + 1; ++i) os << "---|";
+  os << "\n";
+  for (const CaseTiming& g : ix.groups) {
+    os << "| `" << md(g.case_id) << "` | " << g.timing << " |";
+    for (const std::string& b : ix.backends) {
+      const ResultRow* r = g.get(b);
+      if (!r) {
+        os << " - |";
+      } else if (!ok(r) || !r->step_median_us) {
+        os << " " << r->status << " |";
+      } else {
+        os << " " << fmt("%.1f", *r->step_median_us);
+        if (r->step_p10_us && r->step_p90_us)
+          os << " (" << fmt("%.1f", *r->step_p10_us) << "-" << fmt("%.1f", *r->step_p90_us) << ")";
+        os << " |";
+      }
+    }
+    if (have_legacy_ratio) os << " " << ratio_cell(ratio(g.get(kLean), g.get(kLegacy))) << " |";
+    if (have_fi_ratio) os << " " << ratio_cell(ratio(g.get(kLean), g.get(kFlashinfer))) << " |";
+    // Throughput of trtllm_mha (else the first backend that ran): TFLOP/s for extend, TB/s of KV otherwise.
+    const ResultRow* t = ok(g.get(kLean)) ? g.get(kLean) : nullptr;
+    for (const std::string& b : ix.backends)
+      if (!t && ok(g.get(b))) t = g.get(b);
+    std::string tp = "-";
+    if (t && g.mode == "extend" && t->tflops) {
+      tp = fmt("%.0f", *t->tflops) + " TFLOP/s";
+    } else if (t && t->tb_per_s) {
+      tp = fmt("%.2f", *t->tb_per_s) + " TB/s" +
+           (t->bw_fraction ? " (" + fmt("%.2f", *t->bw_fraction) + ")" : "");
+    }
+    if (t && t->backend != kLean && tp != "-") tp += " " + t->backend;
+    os << " " << tp << " |\n";
+  }
+  os << "\n</details>\n";
+
+  // (c) correctness
+  os << "\n### Correctness\n\n- Rows: " << results.rows.size();
+  for (const auto& [status, n] : c.status) os << ", " << n << " " << status;
+  os << ".\n- Reference (float64, per-dtype tolerance): " << c.ref_pass << " of " << c.ref_checked
+     << " checked rows pass";
+  if (c.max_abs) os << "; max abs error " << fmt("%.3g", *c.max_abs) << " (" << md(c.max_abs_at) << ")";
+  os << ".\n";
+  if (!c.ref_failed.empty()) {
+    os << "- Reference failures:\n";
+    write_row_list(os, c.ref_failed, 10);
+  }
+  os << "- Bit-identical outputs (every layer), rows where both backends ran:\n";
+  write_bitwise_pairs(os, ix);
+  if (c.graph_rows > 0)
+    os << "- CUDA-graph replay vs eager output: " << c.replay_identical << " of " << c.graph_rows
+       << " graph rows bit-identical"
+       << (c.replay_padded ? ", " + std::to_string(c.replay_padded) + " padded (within tolerance)" : "")
+       << ", " << c.replay_differs << " differ.\n";
+  if (!c.failed.empty()) {
+    os << "- Failed / oom rows:\n";
+    write_row_list(os, c.failed, 10);
+  }
+  if (!c.skipped.empty()) {
+    os << "- Skipped rows:\n";
+    write_row_list(os, c.skipped, 10);
+  }
+
+  // (d) environment
+  os << "\n### Environment\n\n";
+  if (results.environment.empty()) {
+    std::set<std::string> devices;
+    for (const ResultRow& r : results.rows) devices.insert(r.device);
+    std::string d;
+    for (const std::string& x : devices) d += (d.empty() ? "" : ", ") + x;
+    os << "Not recorded (a results CSV carries no environment; give the JSON report). Devices in the rows: "
+       << md(d) << ".\n";
+  } else {
+    os << md(env_line(results.environment))
+       << ".\n\n<details><summary>All environment keys</summary>\n\n| key | value |\n|---|---|\n";
+    for (const auto& [k, v] : results.environment) os << "| " << md(k) << " | " << md(v) << " |\n";
+    os << "\n</details>\n";
+  }
+
+  // (e) the command
+  const std::string& cmd = command.empty() ? results.command : command;
+  os << "\n### Reproduce\n\n";
+  if (cmd.empty()) {
+    os << "Command not recorded; every row's `repro` column regenerates that row.\n";
+  } else {
+    os << "```sh\n" << cmd << "\n```\n";
+  }
+}
+
+MemoryReport load_memory_report_json(const std::string& path) {
+  using json = nlohmann::ordered_json;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("memory report " + path + ": cannot read");
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError("memory report " + path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  const auto bad = [&path](const std::string& what) {
+    return InputError("memory report " + path + ": " + what);
+  };
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != "attnbench.memory")
+    throw bad("not an attnbench memory report (schema \"attnbench.memory\")");
+  if (!j.contains("schema_version") || j["schema_version"] != 1)
+    throw bad("schema_version " + (j.contains("schema_version") ? j["schema_version"].dump() : "missing") +
+              ", this attnbench reads 1");
+  // Typed access with the JSON path in the error.
+  const auto get_int = [&](const json& o, const char* key, const std::string& where) -> std::int64_t {
+    if (!o.contains(key) || !o[key].is_number_integer())
+      throw bad((where.empty() ? "" : where + ".") + key + " is not an integer");
+    return o[key].get<std::int64_t>();
+  };
+  const auto get_str = [&](const json& o, const char* key, const std::string& where) -> std::string {
+    if (!o.contains(key) || !o[key].is_string())
+      throw bad((where.empty() ? "" : where + ".") + key + " is not text");
+    return o[key].get<std::string>();
+  };
+  MemoryReport r;
+  if (j.contains("context")) {
+    if (!j["context"].is_object()) throw bad("context is not an object");
+    for (const auto& [k, v] : j["context"].items())
+      r.context.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  r.kv_bytes_per_token = get_int(j, "kv_bytes_per_token", "");
+  if (j.contains("model") && j["model"].is_string()) {
+    r.model = j["model"].get<std::string>();
+  } else {
+    for (const auto& [k, v] : r.context)
+      if (k == "model") r.model = v.substr(0, v.find(" ("));
+  }
+  if (!j.contains("backends") || !j["backends"].is_array()) throw bad("no \"backends\" array");
+  for (std::size_t i = 0; i < j["backends"].size(); ++i) {
+    const json& jb = j["backends"][i];
+    const std::string wb = "backends[" + std::to_string(i) + "]";
+    if (!jb.is_object()) throw bad(wb + " is not an object");
+    BackendMemory b;
+    b.backend = get_str(jb, "backend", wb);
+    b.models = jb.contains("models") ? get_str(jb, "models", wb) : "";
+    b.error = jb.contains("error") ? get_str(jb, "error", wb) : "";
+    if (!jb.contains("phases") || !jb["phases"].is_array()) throw bad(wb + ".phases is not an array");
+    for (std::size_t k = 0; k < jb["phases"].size(); ++k) {
+      const json& jp = jb["phases"][k];
+      const std::string wp = wb + ".phases[" + std::to_string(k) + "]";
+      if (!jp.is_object()) throw bad(wp + " is not an object");
+      MemoryPhase p;
+      p.phase = get_str(jp, "phase", wp);
+      p.device_bytes = get_int(jp, "device_bytes", wp);
+      p.pinned_bytes = get_int(jp, "pinned_bytes", wp);
+      p.host_bytes = jp.contains("host_bytes") ? get_int(jp, "host_bytes", wp) : 0;
+      if (jp.contains("driver_delta_bytes") && !jp["driver_delta_bytes"].is_null())
+        p.driver_delta_bytes = get_int(jp, "driver_delta_bytes", wp);
+      if (jp.contains("tags")) {
+        if (!jp["tags"].is_array()) throw bad(wp + ".tags is not an array");
+        for (std::size_t t = 0; t < jp["tags"].size(); ++t) {
+          const json& jt = jp["tags"][t];
+          const std::string wt = wp + ".tags[" + std::to_string(t) + "]";
+          if (!jt.is_object()) throw bad(wt + " is not an object");
+          MemoryTag tag;
+          tag.tag = get_str(jt, "tag", wt);
+          tag.kind = get_str(jt, "kind", wt);
+          tag.bytes = get_int(jt, "bytes", wt);
+          if (jt.contains("shared")) {
+            if (!jt["shared"].is_boolean()) throw bad(wt + ".shared is not true / false");
+            tag.shared = jt["shared"].get<bool>();
+          }
+          tag.count = jt.contains("count") ? static_cast<int>(get_int(jt, "count", wt)) : 0;
+          p.tags.push_back(std::move(tag));
+        }
+      }
+      b.phases.push_back(std::move(p));
+    }
+    r.backends.push_back(std::move(b));
+  }
+  return r;
+}
+
+}  // namespace attnbench

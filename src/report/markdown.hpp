@@ -1,0 +1,32 @@
+// `attnbench report`: the evidence a PR description needs, as one compact Markdown document: the headline
+// (memory saved, bit-identity, reference checks, latency ratio), memory per backend and what the change
+// (trtllm_mha_legacy -> trtllm_mha) saves in KV-cache tokens, latency per case with the ratios between
+// backends and their noise, correctness verdicts, the environment and the command that reproduces it all.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "report/compare.hpp"
+#include "report/memory_report.hpp"
+
+namespace attnbench {
+
+// Writes the Markdown report of `results` to `os`. Memory comes from `memory` (the `attnbench memory`
+// evidence, per phase, with the model's full KV bytes per token) when it is non-null, else from the rows'
+// ctor_ / graph_state_ / capture_ columns: per model, one row per backend from the first case that every
+// backend ran (a graph row when there is one), KV bytes per token = 2 * num_kv_heads * head_dim * dtype
+// bytes * the row's `layers` (stated in the text). `command` is printed as the reproducing command; when
+// empty, results.command (the JSON report's) is used. Writes only to `os`; never throws for missing data
+// (absent columns print "-").
+void write_markdown_report(std::ostream& os, const ResultSet& results, const MemoryReport* memory,
+                           const std::string& command);
+
+// Reads a memory report written by write_memory_json (`attnbench memory --format json`), so that
+// `attnbench report` can take the memory evidence from a file. The model name is the top-level "model" when
+// present, else the context's "model" up to its first " (". Throws InputError naming `path` when the file is
+// unreadable, not JSON, not an "attnbench.memory" document of schema_version 1, or a field has the wrong
+// type.
+MemoryReport load_memory_report_json(const std::string& path);
+
+}  // namespace attnbench

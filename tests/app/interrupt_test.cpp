@@ -1,0 +1,77 @@
+// A sweep stopped mid-run leaves a valid CSV of complete rows, and --resume completes it without duplicates:
+// gracefully (SIGINT: the case in flight finishes, exit 130) and abruptly (SIGKILL).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "report/results_csv.hpp"
+#include "support/test_util.hpp"
+
+namespace attnbench {
+namespace {
+
+// Twelve small cases (one per seed), about a second each on two cores.
+const std::string kSweep =
+    "run --device cpu --model tiny --mode decode --batch 3 --kv-len 300 --page-size 16 --seed "
+    "1,2,3,4,5,6,7,8,9,10,11,12 --warmup 1 --min-samples 20 --max-samples 20 --time-budget 10 --quiet";
+
+void expect_complete_without_duplicates(const std::string& csv) {
+  const auto rows = read_results_csv(csv);
+  EXPECT_EQ(rows.size(), 12u * 3u);
+  std::set<std::tuple<std::string, std::string, std::string>> keys;
+  for (const auto& r : rows) {
+    EXPECT_TRUE(keys.insert({r.case_id, r.backend, r.timing}).second) << "duplicate " << r.case_id << " " << r.backend;
+    EXPECT_EQ(r.status, "ok") << r.note;
+  }
+}
+
+std::size_t valid_rows(const std::string& csv) { return read_results_csv(csv).size(); }
+
+TEST(Interrupt, SigintKeepsCompleteRowsAndResumeFinishesTheSweep) {
+  test::TempDir d;
+  const std::string csv = d.file("r.csv");
+  const auto first = test::run_attnbench("--version", d);  // warm the binary's pages
+  ASSERT_EQ(first.exit_code, 0);
+  const int status = std::system(("timeout --preserve-status -s INT 3 " ATTNBENCH_BINARY " " + kSweep + " --out " + csv + " >/dev/null 2>" +
+                                  d.file("err.txt"))
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << test::read_file(d.file("err.txt"));
+  EXPECT_NE(test::read_file(d.file("err.txt")).find("--resume"), std::string::npos);
+  const std::size_t n = valid_rows(csv);  // parses: every line is a complete row
+  EXPECT_GT(n, 0u);
+  EXPECT_LT(n, 36u);
+  EXPECT_EQ(n % 3, 0u) << "a graceful stop finishes the case in flight";
+  const auto again = test::run_attnbench(kSweep + " --out " + csv + " --resume", d);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  expect_complete_without_duplicates(csv);
+  EXPECT_TRUE(std::filesystem::exists(d.file("r.json")));
+}
+
+TEST(Interrupt, SigkillLeavesAValidCsvAndResumeDropsAPartialCase) {
+  test::TempDir d;
+  const std::string csv = d.file("k.csv");
+  std::system(("timeout -s KILL 3 " ATTNBENCH_BINARY " " + kSweep + " --out " + csv + " >/dev/null 2>&1").c_str());
+  ASSERT_TRUE(std::filesystem::exists(csv));
+  const std::size_t n = valid_rows(csv);
+  EXPECT_LT(n, 36u);
+  // Simulate a kill between two rows of one case: cut the file after its first data row of the next case.
+  const auto rows = read_results_csv(csv);
+  {
+    ResultsCsvWriter w(csv);
+    for (const auto& r : rows) w.write(r);
+    ResultRow partial = rows.empty() ? ResultRow{} : rows.front();
+    partial.case_id = "decode/tiny/b=3/kv=300/p=16/bf16/seed=12";
+    partial.backend = "flashinfer";
+    w.write(partial);
+  }
+  const auto again = test::run_attnbench(kSweep + " --out " + csv + " --resume", d);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("partial case"), std::string::npos) << again.err;
+  expect_complete_without_duplicates(csv);
+}
+
+}  // namespace
+}  // namespace attnbench

@@ -1,0 +1,207 @@
+// The Markdown PR report: memory saving (from the rows and from a MemoryReport) with its KV-token worth,
+// every case, the ratio columns with their noise, correctness verdicts, the environment and the command.
+#include "report/markdown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/errors.hpp"
+#include "support/test_util.hpp"
+
+namespace attnbench {
+namespace {
+
+ResultRow row(const std::string& case_id, const std::string& backend, const std::string& timing,
+              double median) {
+  ResultRow r;
+  r.case_id = case_id;
+  r.backend = backend;
+  r.device = "NVIDIA H200";
+  r.mode = case_id.substr(0, case_id.find('/'));
+  r.timing = timing;
+  r.status = "ok";
+  r.model = "llama-3.1-8b";
+  r.layers = 6;
+  r.batch = 64;
+  r.num_qo_heads = 32;
+  r.num_kv_heads = 8;
+  r.head_dim = 128;
+  r.page_size = 64;
+  r.dtype = "bf16";
+  r.step_median_us = median;
+  r.step_p10_us = median * 0.99;
+  r.step_p90_us = median * 1.02;
+  r.tb_per_s = 4.11;
+  r.bw_fraction = 0.96;
+  r.tflops = 254.0;
+  const bool fi = backend == "flashinfer";
+  r.ctor_device_bytes = fi ? 436518920 : backend == "trtllm_mha" ? 537919492 : 974438412;
+  r.ctor_pinned_bytes = fi || backend == "trtllm_mha_legacy" ? 33554432 : 0;
+  if (timing == "graph") {
+    r.graph_state_device_bytes = fi ? 167804936 : 2098176;
+    r.capture_device_bytes = fi ? 302007004 : 34232;
+    r.capture_pinned_bytes = fi ? 301989888 : 0;
+    r.note = "36 graphs captured, replayed at bs 64; replay bit-identical to eager";
+  }
+  r.ref_max_abs_err = 1.5e-3;
+  r.ref_pass = true;
+  r.bitwise_equal_to = backend == "trtllm_mha"          ? "trtllm_mha_legacy"
+                       : backend == "trtllm_mha_legacy" ? "trtllm_mha"
+                                                        : "";
+  return r;
+}
+
+const char* kDecode = "decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16";
+const char* kExtend = "extend/llama-3.1-8b/L=6/b=1/prefix=0/ext=4096/p=64/bf16";
+
+ResultSet small_set() {
+  ResultSet s;
+  for (const char* timing : {"eager", "graph"}) {
+    s.rows.push_back(row(kDecode, "flashinfer", timing, 125.0));
+    s.rows.push_back(row(kDecode, "trtllm_mha", timing, 100.0));
+    s.rows.push_back(row(kDecode, "trtllm_mha_legacy", timing, 100.0));
+  }
+  s.rows.push_back(row(kExtend, "flashinfer", "eager", 2976.0));
+  s.rows.push_back(row(kExtend, "trtllm_mha", "eager", 3262.0));
+  s.rows.push_back(row(kExtend, "trtllm_mha_legacy", "eager", 3271.0));
+  return s;
+}
+
+std::string report(const ResultSet& s, const MemoryReport* m, const std::string& cmd) {
+  std::ostringstream os;
+  write_markdown_report(os, s, m, cmd);
+  return os.str();
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+TEST(Markdown, FromRowsCarriesSavingCasesRatiosAndCommand) {
+  const std::string cmd = "attnbench run --config configs/pr-evidence.toml --device cuda";
+  const std::string md = report(small_set(), nullptr, cmd);
+  // (a) the saving: 974,438,412 - 537,919,492 = 436,518,920 B; 24,576 B per token (2*8*128*2 B*6 layers).
+  EXPECT_TRUE(has(md, "416.30 MiB device (436,518,920 B) + 32.00 MiB pinned")) << md;
+  EXPECT_TRUE(has(md, "17,762 KV-cache tokens of llama-3.1-8b at 24,576 B per token")) << md;
+  EXPECT_TRUE(has(md, "(2 x 8 KV heads x 128 head_dim x 2 B (bf16) x 6 layers)")) << md;
+  EXPECT_TRUE(has(md, "the rows' `layers` are the layers this run stepped")) << md;
+  EXPECT_TRUE(has(md, "| llama-3.1-8b | flashinfer | 416.30 MiB |")) << md;
+  // (b) every case id, the ratio columns and their values with the noise band.
+  EXPECT_TRUE(has(md, std::string("`") + kDecode + "`"));
+  EXPECT_TRUE(has(md, std::string("`") + kExtend + "`"));
+  EXPECT_TRUE(has(md, "| trtllm_mha / trtllm_mha_legacy | trtllm_mha / flashinfer |")) << md;
+  EXPECT_TRUE(has(md, "| 1.000 (1.000-1.000) | 0.800 (0.800-0.800) |")) << md;
+  EXPECT_TRUE(has(md, "| 100.0 (99.0-102.0) |")) << md;
+  EXPECT_TRUE(has(md, "4.11 TB/s (0.96)"));
+  EXPECT_TRUE(has(md, "254 TFLOP/s"));
+  EXPECT_TRUE(has(md, "median 1.000, range 0.997-1.000 over 3 (case, timing) pairs")) << md;
+  // (c) correctness, (d) environment, (e) the command.
+  EXPECT_TRUE(has(md, "bit-identical to trtllm_mha_legacy in **3 of 3**")) << md;
+  EXPECT_TRUE(has(md, "trtllm_mha = trtllm_mha_legacy: 3 of 3")) << md;
+  EXPECT_TRUE(has(md, "flashinfer = trtllm_mha: 0 of 3")) << md;
+  EXPECT_TRUE(has(md, "3 of 3 graph rows bit-identical")) << md;
+  EXPECT_TRUE(has(md, "reference check 9 of 9 pass")) << md;
+  EXPECT_TRUE(has(md, "Not recorded")) << md;
+  EXPECT_TRUE(has(md, "```sh\n" + cmd + "\n```")) << md;
+}
+
+TEST(Markdown, ReportsFailuresEnvironmentAndMemoryReport) {
+  ResultSet s = small_set();
+  s.rows[1].ref_pass = false;
+  s.rows[2].status = "failed";
+  s.rows[2].note = "CUDA error: illegal address";
+  s.rows[2].ref_pass.reset();
+  s.environment = {{"gpu_name", "NVIDIA H200"},
+                   {"driver_version", "13.0"},
+                   {"copy_bandwidth_bytes_per_s", "4265213133289.45"}};
+  s.command = "attnbench run --from-json";
+
+  MemoryReport m;
+  m.model = "llama-3.1-8b";
+  m.kv_bytes_per_token = 131072;
+  const auto backend = [](const std::string& name, std::int64_t ctor, std::int64_t pinned) {
+    BackendMemory b;
+    b.backend = name;
+    b.phases = {{"construct", ctor, pinned, 0, ctor - 311304, {}},
+                {"graph_state", 2098176, 0, 0, std::nullopt, {}},
+                {"capture", 34232, 0, 0, std::nullopt, {}}};
+    return b;
+  };
+  m.backends = {backend("trtllm_mha", 537919492, 0), backend("trtllm_mha_legacy", 974438412, 33554432)};
+  const std::string md = report(s, &m, "");
+  EXPECT_TRUE(has(md, "= 3,330 KV-cache tokens of llama-3.1-8b at 131,072 B per token")) << md;
+  EXPECT_TRUE(has(md, "From `attnbench memory`")) << md;
+  EXPECT_TRUE(has(md, "reference check 7 of 8 pass")) << md;
+  EXPECT_TRUE(has(md, "- Reference failures:\n  - `" + std::string(kDecode) + "` trtllm_mha eager")) << md;
+  EXPECT_TRUE(has(md, "CUDA error: illegal address")) << md;
+  EXPECT_TRUE(has(md, "| failed |")) << md;  // the latency cell of the failed row
+  EXPECT_TRUE(has(md, "NVIDIA H200, driver 13.0, copy bandwidth 4265 GB/s")) << md;
+  EXPECT_TRUE(has(md, "```sh\nattnbench run --from-json\n```")) << md;  // falls back to the set's command
+}
+
+TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
+  MemoryReport m;
+  m.context = {{"model", "llama-3.1-8b (32 q / 8 kv heads per rank, head_dim 128, 32 layers, bf16)"},
+               {"page_size", "64"}};
+  m.model = "llama-3.1-8b";
+  m.kv_bytes_per_token = 131072;
+  BackendMemory b;
+  b.backend = "trtllm_mha";
+  b.models = "TRTLLMHAAttnBackend(AttentionBackend)";
+  b.phases = {{"construct",
+               537919492,
+               0,
+               0,
+               536870912,
+               {{"trtllm_mha.workspace_buffer", "device", 536870912, true, 1}}},
+              {"capture", 34232, 0, 0, std::nullopt, {{"trtllm_mha.x[bs]", "device", 34232, false, 36}}}};
+  BackendMemory f;
+  f.backend = "flashinfer";
+  f.error = "out of memory";
+  m.backends = {b, f};
+  test::TempDir d;
+  {
+    std::ofstream out(d.file("m.json"));
+    write_memory_json(out, m);
+  }
+  const MemoryReport back = load_memory_report_json(d.file("m.json"));
+  EXPECT_EQ(back.model, "llama-3.1-8b");
+  EXPECT_EQ(back.kv_bytes_per_token, 131072);
+  EXPECT_EQ(back.context, m.context);
+  ASSERT_EQ(back.backends.size(), 2u);
+  EXPECT_EQ(back.backends[1].error, "out of memory");
+  const MemoryPhase* c = back.backends[0].phase("construct");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->device_bytes, 537919492);
+  EXPECT_EQ(c->driver_delta_bytes, 536870912);
+  ASSERT_EQ(c->tags.size(), 1u);
+  EXPECT_TRUE(c->tags[0].shared);
+  EXPECT_EQ(back.backends[0].phase("capture")->tags[0].count, 36);
+  EXPECT_FALSE(back.backends[0].phase("capture")->driver_delta_bytes);
+
+  const MemoryReport h200 =
+      load_memory_report_json(std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200/memory.json");
+  const auto s = memory_saving(h200, "trtllm_mha_legacy", "trtllm_mha");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->device_bytes, 436518920);
+  EXPECT_EQ(s->kv_tokens, 3330);
+
+  test::write_file(d.file("cut.json"), test::read_file(d.file("m.json")).substr(0, 100));
+  EXPECT_THROW(load_memory_report_json(d.file("cut.json")), InputError);
+  test::write_file(d.file("results.json"), R"({"schema": "attnbench.results", "schema_version": 1})");
+  EXPECT_THROW(load_memory_report_json(d.file("results.json")), InputError);
+  test::write_file(
+      d.file("type.json"),
+      R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": "many", "backends": []})");
+  try {
+    load_memory_report_json(d.file("type.json"));
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("kv_bytes_per_token is not an integer"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnbench
