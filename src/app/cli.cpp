@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <set>
 #include <sstream>
 
 #include "backends/registry.hpp"
@@ -12,17 +13,78 @@ namespace attnbench {
 
 namespace {
 
-// CLI11's TOML reader, with top-level keys routed to the subcommand being run.
+// CLI11's TOML reader, with top-level keys routed to the subcommand being run, and the checks TOML makes that
+// CLI11 does not: a key given twice is an error (CLI11 would merge lists), and so is a file with no option.
 class SubcommandConfig : public CLI::ConfigTOML {
  public:
   std::string subcommand;
+  std::string file;  // for messages
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
-    std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(input);
-    for (auto& it : items)
+    const std::string text(std::istreambuf_iterator<char>(input), {});
+    reject_duplicate_keys(text);
+    std::istringstream in(text);
+    std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(in);
+    bool any_option = false;
+    for (auto& it : items) {
+      if (it.name == "++" || it.name == "--") continue;  // CLI11's section markers
+      any_option = true;
       if (it.parents.empty() && !subcommand.empty()) it.parents = {subcommand};
+    }
+    if (!any_option) throw InputError("--config " + file + ": the file is empty (no options)");
     return items;
   }
+
+ private:
+  // CLI11 merges a repeated key's values; TOML forbids repeating a key in a table. Keys are read line by line
+  // ("key = value" at the start of a line, [section] headers), which is all attnbench's configs use.
+  void reject_duplicate_keys(const std::string& text) const {
+    std::set<std::string> seen;
+    std::string section, line;
+    std::istringstream lines(text);
+    while (std::getline(lines, line)) {
+      const auto b = line.find_first_not_of(" \t");
+      if (b == std::string::npos || line[b] == '#') continue;
+      if (line[b] == '[') {
+        section = line.substr(b, line.find(']', b) == std::string::npos ? std::string::npos : line.find(']', b) - b + 1);
+        continue;
+      }
+      const auto eq = line.find('=', b);
+      const auto quote = line.find_first_of("\"'", b);
+      if (eq == std::string::npos || (quote != std::string::npos && quote < eq)) continue;  // an array's continuation
+      std::string key = line.substr(b, eq - b);
+      key.erase(key.find_last_not_of(" \t") + 1);
+      if (!seen.insert(section + key).second)
+        throw InputError("--config " + file + ": duplicate key '" + key + "'" + (section.empty() ? "" : " in " + section));
+    }
+  }
 };
+
+// Integers in decimal only: CLI11 2.1.2 converts with base 0, so "0100" would be octal 64; and no sign for
+// options that are never negative ("-1" would wrap to 2^64 - 1 in an unsigned option).
+const CLI::Validator kDecimal(
+    [](std::string& s) -> std::string {
+      std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+      if (i == s.size()) return "'" + s + "' is not a decimal integer";
+      for (std::size_t k = i; k < s.size(); ++k)
+        if (s[k] < '0' || s[k] > '9') return "'" + s + "' is not a decimal integer";
+      if (s.size() - i > 1 && s[i] == '0') return "'" + s + "' has a leading zero (write it in decimal without one)";
+      return {};
+    },
+    "DECIMAL", "decimal");
+const CLI::Validator kUnsigned(
+    [](std::string& s) -> std::string {
+      if (!s.empty() && s[0] == '-') return "'" + s + "' is negative";
+      return {};
+    },
+    "UNSIGNED", "unsigned");
+
+// Every integer option of `app` (CLI11 names their type INT / UINT, lists [INT]) accepts decimal only.
+void decimal_integers_only(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options()) {
+    const std::string t = opt->get_type_name();
+    if (t.find("INT") != std::string::npos) opt->check(kDecimal);
+  }
+}
 
 void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bool model = true) {
   if (model) sub->add_option("--model", m.model, "Model preset (attnbench list shows them)")->capture_default_str();
@@ -65,6 +127,10 @@ std::string config_error_text(const std::string& what, const std::string& file) 
   const std::string marker = "INI was not able to parse ";
   if (auto pos = what.find(marker); pos != std::string::npos) {
     std::string key = what.substr(pos + marker.size());
+    if (key.size() >= 3 && key.compare(key.size() - 3, 3, ".++") == 0) {  // CLI11's marker of an unknown [section]
+      return "--config " + file + ": unknown section '[" + key.substr(0, key.size() - 3) +
+             "]' (sections: [run], [validate], [memory])";
+    }
     if (auto dot = key.find('.'); dot != std::string::npos) key = key.substr(dot + 1);
     return "--config " + file + ": unknown key '" + key + "'";
   }
@@ -119,7 +185,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     sub->add_option("--zipf-s", r.zipf_s, "Zipf exponent")->capture_default_str();
     sub->add_option("--draft-tokens", r.draft_tokens, "verify: draft tokens per request (chain, topk 1)")->capture_default_str();
     sub->add_option("--trace", r.trace, "CSV of request_id,prefix_len,extend_len: the batch and its lengths");
-    sub->add_option("--seed", r.seeds, "Seeds of the cache, queries and page shuffling")->delimiter(',')->capture_default_str();
+    sub->add_option("--seed", r.seeds, "Seeds of the cache, queries and page shuffling")->check(kUnsigned)->delimiter(',')->capture_default_str();
     sub->add_flag("--sinks", r.sinks, "Attention-sink logits per head (GPT-OSS style)");
     sub->add_option("--timing", r.timing, "eager, graph (graph rows where the device has CUDA graphs)")->delimiter(',')
         ->capture_default_str();
@@ -175,6 +241,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   CLI::App* list = app.add_subcommand("list", "List backends, model presets and configs");
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
 
+  for (CLI::App* sub : {memory, run, validate, compare, report}) decimal_integers_only(sub);
   const std::vector<std::string> known = {"run", "validate", "memory", "compare", "report", "list", "env"};
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && std::find(known.begin(), known.end(), args[0]) == known.end())
     throw InputError("unknown subcommand '" + args[0] + "' (expected run, validate, memory, compare, report, list, env); try --help");
@@ -186,6 +253,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   }
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--config") config_file = args[i + 1];
+  config_formatter->file = config_file;
 
   std::vector<const char*> argv{"attnbench"};
   for (const auto& a : args) argv.push_back(a.c_str());

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -36,6 +37,23 @@ std::ofstream open_output(const std::string& path) {
   std::ofstream f(path, std::ios::out | std::ios::trunc);
   if (!f) throw InputError("--out: cannot write '" + path + "'");
   return f;
+}
+
+// Whether `path` can be written, without creating anything: an existing writable file, or a new file in an
+// existing writable directory (with `create_parents`, the first existing ancestor must be writable).
+void check_writable(const std::string& path, const std::string& option, bool create_parents) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) throw InputError(option + ": '" + path + "' is a directory");
+  if (fs::exists(p, ec)) {
+    if (::access(path.c_str(), W_OK) != 0) throw InputError(option + ": cannot write '" + path + "'");
+    return;
+  }
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  while (create_parents && !fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path()) dir = dir.parent_path();
+  if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)
+    throw InputError(option + ": cannot write '" + path + "' (" + dir.string() + " is not a writable directory)");
 }
 
 std::string cpu_model() {
@@ -217,17 +235,20 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   s.graph = std::find(o.timing.begin(), o.timing.end(), "graph") != o.timing.end();
   s.capture_all = !o.capture_needed_only;
   s.flush_l2 = !o.no_flush_l2;
+  if (o.warmup < 0) throw InputError("--warmup: must be >= 0 (got " + std::to_string(o.warmup) + ")");
+  if (o.min_samples < 1) throw InputError("--min-samples: must be >= 1 (got " + std::to_string(o.min_samples) + ")");
+  if (o.max_samples < o.min_samples)
+    throw InputError("--max-samples: " + std::to_string(o.max_samples) + " is below --min-samples " + std::to_string(o.min_samples));
+  if (!(o.target_spread >= 0 && std::isfinite(o.target_spread)))
+    throw InputError("--target-spread: must be a finite percentage >= 0");
+  if (!(o.time_budget > 0 && std::isfinite(o.time_budget))) throw InputError("--time-budget: must be a finite number of seconds > 0");
   s.sampling.warmup = o.warmup;
   s.sampling.min_samples = o.min_samples;
   s.sampling.max_samples = o.max_samples;
   s.sampling.target_spread_pct = o.target_spread;
   s.sampling.time_budget_s = o.time_budget;
-  try {
-    validate_sampling_policy(s.sampling);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("--warmup/--min-samples/--max-samples/--time-budget: ") + e.what());
-  }
-  if (o.reference_flop_budget <= 0) throw InputError("--reference-flop-budget: must be positive");
+  if (!(o.reference_flop_budget > 0 && std::isfinite(o.reference_flop_budget)))
+    throw InputError("--reference-flop-budget: must be a finite number > 0");
   s.reference_flop_budget = o.reference_flop_budget;
   s.repro_prefix = std::string("attnbench ") + (validate_only ? "validate" : "run");
   s.repro_options = repro_options(args);
@@ -238,9 +259,18 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     throw InputError("--device cuda: no usable GPU (" + gpu_availability().detail + ")");
   const std::string path = o.out.empty() ? default_results_path() : o.out;
   if (o.resume && o.out.empty()) throw InputError("--resume: needs --out (the results file to complete)");
+  const std::string json_path = !o.json.empty() ? o.json
+                                : std::filesystem::path(path).extension() == ".csv"
+                                    ? std::filesystem::path(path).replace_extension(".json").string()
+                                    : path + ".json";
+  // Every check before anything is written: a bad path fails with exit 2 and leaves no file behind.
+  check_writable(path, "--out", /*create_parents=*/true);
+  check_writable(json_path, o.json.empty() ? "--out" : "--json", /*create_parents=*/true);
   // --resume: the rows already in the file stay; cases with a row for every backend are not run again.
   std::vector<ResultRow> previous;
   const bool resuming = o.resume && std::filesystem::exists(path);
+  std::size_t resumed_cases = 0;
+  bool dropped_partial = false;
   if (resuming) {
     previous = read_results_csv(path);
     std::map<std::string, std::set<std::string>> have;
@@ -254,35 +284,33 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     };
     const std::size_t before = cases.size();
     std::erase_if(cases, [&](const Case& c) { return complete(c.id); });
-    // A case cut off half-way (a kill between its rows) runs again whole: drop its partial rows first,
-    // rewriting the file atomically (temp file + rename), so the result has no duplicates.
+    resumed_cases = before - cases.size();
+    // A case cut off half-way (a kill between its rows) runs again whole: its partial rows are dropped below.
     const std::size_t rows_before = previous.size();
     std::erase_if(previous, [&](const ResultRow& r) { return !complete(r.case_id); });
-    if (previous.size() != rows_before) {
-      const std::string tmp = path + ".resume-tmp";
-      {
-        ResultsCsvWriter w(tmp);
-        for (const ResultRow& r : previous) w.write(r);
-      }
-      std::filesystem::rename(tmp, path);
-    }
-    std::cerr << "attnbench: --resume: " << before - cases.size() << " case(s) already in " << path << ", "
-              << cases.size() << " to run" << (previous.size() != rows_before ? " (a partial case's rows dropped)" : "")
-              << "\n";
+    dropped_partial = previous.size() != rows_before;
   }
-  const std::string json_path = !o.json.empty() ? o.json
-                                : std::filesystem::path(path).extension() == ".csv"
-                                    ? std::filesystem::path(path).replace_extension(".json").string()
-                                    : path + ".json";
-  {
-    std::error_code ec;
-    const auto parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  }
-  ResultsCsvWriter writer(path, resuming);
+
   std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
             << cases.size() << " case(s) x " << plan.backends.size() << " backend(s) -> " << path << "\n";
+  if (resuming)
+    std::cerr << "attnbench: --resume: " << resumed_cases << " case(s) already in " << path << ", " << cases.size()
+              << " to run" << (dropped_partial ? " (a partial case's rows dropped)" : "") << "\n";
+  for (const std::string& f : {path, json_path}) {  // --out and --json create their directories
+    std::error_code ec;
+    const auto parent = std::filesystem::path(f).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  }
+  if (dropped_partial) {  // rewrite atomically (temp file + rename): no duplicates, nothing half-written
+    const std::string tmp = path + ".resume-tmp";
+    {
+      ResultsCsvWriter w(tmp);
+      for (const ResultRow& r : previous) w.write(r);
+    }
+    std::filesystem::rename(tmp, path);
+  }
+  ResultsCsvWriter writer(path, resuming);
   Environment env = {{"attnbench_version", version()}, {"git_commit", git_commit()}, {"compiler", compiler()},
                      {"cpu", cpu_model()}, {"hardware_threads", std::to_string(std::thread::hardware_concurrency())}};
   {
@@ -294,10 +322,6 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
       std::cerr << "attnbench: copy bandwidth " << std::fixed << std::setprecision(1) << s.copy_bandwidth / 1e9 << " GB/s on "
                 << d->name() << std::defaultfloat << "\n";
     }
-  }
-  {  // fail now, not after the sweep
-    std::ofstream probe(json_path, std::ios::app);
-    if (!probe) throw InputError("--json: cannot write '" + json_path + "'");
   }
   std::vector<ResultRow> rows = previous;
   g_stop.store(false);

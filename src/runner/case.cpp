@@ -1,6 +1,7 @@
 #include "runner/case.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "backends/registry.hpp"
@@ -20,7 +21,7 @@ int Case::q_tokens() const { return std::accumulate(new_lens.begin(), new_lens.e
 
 std::int64_t Case::kv_tokens() const {
   std::int64_t n = 0;
-  for (std::size_t i = 0; i < new_lens.size(); ++i) n += prefix_lens[i] + new_lens[i];
+  for (std::size_t i = 0; i < new_lens.size(); ++i) n += std::int64_t{prefix_lens[i]} + new_lens[i];
   return n;
 }
 
@@ -28,7 +29,7 @@ double Case::kv_len_mean() const { return batch > 0 ? static_cast<double>(kv_tok
 
 std::int64_t Case::kv_len_max() const {
   std::int64_t m = 0;
-  for (std::size_t i = 0; i < new_lens.size(); ++i) m = std::max<std::int64_t>(m, prefix_lens[i] + new_lens[i]);
+  for (std::size_t i = 0; i < new_lens.size(); ++i) m = std::max<std::int64_t>(m, std::int64_t{prefix_lens[i]} + new_lens[i]);
   return m;
 }
 
@@ -67,6 +68,8 @@ std::vector<Case> expand_cases(const RunPlan& p) {
   if (p.draft_tokens < 1 || p.draft_tokens > 16) throw InputError("--draft-tokens: must be in [1, 16]");
   if (p.length_min < 0) throw InputError("--length-min: must be >= 0");
   const LengthDist dist = parse_length_dist(p.length_dist);
+  if (dist == LengthDist::zipf && !(p.zipf_s > 0 && std::isfinite(p.zipf_s)))
+    throw InputError("--zipf-s: must be a finite number > 0 (got " + std::to_string(p.zipf_s) + ")");
   std::vector<TraceRequest> trace;
   if (!p.trace.empty()) trace = read_trace(p.trace);
 
@@ -157,12 +160,16 @@ std::vector<Case> expand_cases(const RunPlan& p) {
               id += "/p=" + std::to_string(page) + "/" + std::string(dtype_name(model.dtype));
               if (p.seeds.size() > 1 || seed != 1) id += "/seed=" + std::to_string(seed);
               if (p.sinks) id += "/sinks";
+              const std::string length_source = !trace.empty() ? "--trace " + p.trace
+                                                : mode == ForwardMode::extend ? std::string("--prefix-len/--extend-len")
+                                                                              : std::string("--kv-len");
               if (c.kv_len_max() > context)
-                throw InputError((mode == ForwardMode::extend ? std::string("--prefix-len/--extend-len") : std::string("--kv-len")) +
-                                 ": a request of " + std::to_string(c.kv_len_max()) + " tokens exceeds the context length " +
-                                 std::to_string(context) + " of " + model.name + " (case " + id + ")");
+                throw InputError(length_source + ": a request of " + std::to_string(c.kv_len_max()) +
+                                 " tokens exceeds the context length " + std::to_string(context) + " of " + model.name +
+                                 " (case " + id + ")");
               if (c.batch > server.max_running_requests)
-                throw InputError("--batch: " + std::to_string(c.batch) + " requests exceed --max-running-requests " +
+                throw InputError((trace.empty() ? std::string("--batch") : "--trace " + p.trace) + ": " +
+                                 std::to_string(c.batch) + " requests exceed --max-running-requests " +
                                  std::to_string(server.max_running_requests));
               c.id = id;
               cases.push_back(std::move(c));

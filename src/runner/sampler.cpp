@@ -1,5 +1,7 @@
 #include "runner/sampler.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -20,7 +22,11 @@ void validate_sampling_policy(const SamplingPolicy& p) {
     throw std::invalid_argument("sampling: max_samples " + std::to_string(p.max_samples) + " < min_samples " +
                                 std::to_string(p.min_samples));
   }
-  if (!(p.time_budget_s > 0)) {
+  if (!(p.target_spread_pct >= 0 && std::isfinite(p.target_spread_pct))) {
+    throw std::invalid_argument("sampling: target_spread_pct " + std::to_string(p.target_spread_pct) +
+                                " must be a finite number >= 0");
+  }
+  if (!(p.time_budget_s > 0 && std::isfinite(p.time_budget_s))) {
     throw std::invalid_argument("sampling: time_budget_s " + std::to_string(p.time_budget_s) +
                                 " must be > 0");
   }
