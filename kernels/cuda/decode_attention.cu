@@ -163,7 +163,11 @@ __device__ __forceinline__ std::int64_t kv_slot(const DecodeArgs& a, int req, in
 }
 
 // Keys [b, e) of KV chunk `chunk` (params.hpp, split-KV). Without a split, chunk 0 takes every key.
-__device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int chunk, int& b, int& e) {
+// The even split (TRTLLM's multi-CTA mode) divides only the keys some row of the request can see,
+// [span_lo, span_hi): with a sliding window over a long sequence every chunk then holds window keys, instead
+// of all but the last few chunks covering masked keys only.
+__device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int span_lo, int span_hi, int chunk, int& b,
+                                            int& e) {
   if (!a.split) {
     b = 0;
     e = kv_len;
@@ -171,8 +175,14 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
   }
   int cs = a.kv_chunk_size_ptr ? *a.kv_chunk_size_ptr : a.kv_chunk_size;
   if (cs == kSplitKvEven) {
-    const int even = (kv_len + a.num_chunks - 1) / a.num_chunks;
+    const int span = max(0, span_hi - span_lo);
+    const int even = (span + a.num_chunks - 1) / a.num_chunks;
     cs = max(kMinEvenKvChunk, (even + 63) / 64 * 64);
+    const std::int64_t b64 = span_lo + static_cast<std::int64_t>(chunk) * cs;
+    b = static_cast<int>(b64 < span_hi ? b64 : span_hi);
+    e = chunk == a.num_chunks - 1 ? span_hi : static_cast<int>(b64 + cs < span_hi ? b64 + cs : span_hi);
+    if (e < b) e = b;
+    return;
   }
   if (cs <= 0) {  // the plan chose no split this time: chunk 0 takes every key, the others none
     b = chunk == 0 ? 0 : kv_len;
@@ -290,8 +300,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   const int rows_valid = min(kRowsPerCta, G * ri.q_len - row0);
   if (rows_valid <= 0) return;  // (only with qo_indptr: a request shorter than max_q_len)
 
+  int span_lo, span_hi, unused_lo, unused_hi;  // the keys any row of the request sees
+  visible_keys(a, ri, 0, span_lo, unused_hi);
+  visible_keys(a, ri, ri.q_len - 1, unused_lo, span_hi);
   int cbeg, cend;
-  chunk_range(a, ri.kv_len, chunk, cbeg, cend);
+  chunk_range(a, ri.kv_len, span_lo, span_hi, chunk, cbeg, cend);
   const int j_first = row0 / G, j_last = (row0 + rows_valid - 1) / G;
   int lo_f, hi_f, lo_l, hi_l;
   visible_keys(a, ri, j_first, lo_f, hi_f);
