@@ -24,19 +24,56 @@ class SubcommandConfig : public CLI::ConfigTOML {
     reject_duplicate_keys(text);
     std::istringstream in(text);
     std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(in);
+    // A section of another subcommand is for that subcommand only ([validate] must not change `run`, which
+    // binds the same options): its items are left out.
+    std::erase_if(items, [this](const CLI::ConfigItem& it) {
+      return !it.parents.empty() && it.parents[0] != subcommand && is_subcommand(it.parents[0]);
+    });
     bool any_option = false;
     for (auto& it : items) {
       if (it.name == "++" || it.name == "--") continue;  // CLI11's section markers
       any_option = true;
       if (it.parents.empty() && !subcommand.empty()) it.parents = {subcommand};
     }
-    if (!any_option) throw InputError("--config " + file + ": the file is empty (no options)");
+    if (!any_option && !has_any_key(text)) throw InputError("--config " + file + ": the file is empty (no options)");
     return items;
   }
 
  private:
+  static bool is_subcommand(const std::string& name) {
+    for (const char* s : {"run", "validate", "memory", "compare", "report", "list", "env"})
+      if (name == s) return true;
+    return false;
+  }
+
+  // The key of a "key = value" line ("" for other lines); quoted keys are unquoted.
+  static std::string line_key(const std::string& line, std::size_t b) {
+    if (line[b] == '"' || line[b] == '\'') {
+      const auto close = line.find(line[b], b + 1);
+      if (close == std::string::npos || line.find('=', close) == std::string::npos) return "";
+      return line.substr(b + 1, close - b - 1);
+    }
+    const auto eq = line.find('=', b);
+    if (eq == std::string::npos) return "";
+    std::string key = line.substr(b, eq - b);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key.find_first_of("\"'[],") != std::string::npos) return "";  // an array's continuation, not a key
+    return key;
+  }
+
+  static bool has_any_key(const std::string& text) {
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      const auto b = line.find_first_not_of(" \t");
+      if (b != std::string::npos && line[b] != '#' && line[b] != '[' && !line_key(line, b).empty()) return true;
+    }
+    return false;
+  }
+
   // CLI11 merges a repeated key's values; TOML forbids repeating a key in a table. Keys are read line by line
-  // ("key = value" at the start of a line, [section] headers), which is all attnbench's configs use.
+  // ("key = value" or "\"key\" = value" at the start of a line, [section] headers), which is all attnbench's
+  // configs use. The top level and the section of the subcommand being run are one table for this check.
   void reject_duplicate_keys(const std::string& text) const {
     std::set<std::string> seen;
     std::string section, line;
@@ -45,16 +82,16 @@ class SubcommandConfig : public CLI::ConfigTOML {
       const auto b = line.find_first_not_of(" \t");
       if (b == std::string::npos || line[b] == '#') continue;
       if (line[b] == '[') {
-        section = line.substr(b, line.find(']', b) == std::string::npos ? std::string::npos : line.find(']', b) - b + 1);
+        const auto close = line.find(']', b);
+        section = line.substr(b + 1, close == std::string::npos ? std::string::npos : close - b - 1);
+        if (section == subcommand) section.clear();
         continue;
       }
-      const auto eq = line.find('=', b);
-      const auto quote = line.find_first_of("\"'", b);
-      if (eq == std::string::npos || (quote != std::string::npos && quote < eq)) continue;  // an array's continuation
-      std::string key = line.substr(b, eq - b);
-      key.erase(key.find_last_not_of(" \t") + 1);
-      if (!seen.insert(section + key).second)
-        throw InputError("--config " + file + ": duplicate key '" + key + "'" + (section.empty() ? "" : " in " + section));
+      const std::string key = line_key(line, b);
+      if (key.empty()) continue;
+      if (!seen.insert(section + "." + key).second)
+        throw InputError("--config " + file + ": duplicate key '" + key + "'" +
+                         (section.empty() ? "" : " in [" + section + "]"));
     }
   }
 };
@@ -254,6 +291,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--config") config_file = args[i + 1];
   config_formatter->file = config_file;
+  out.run.config_file = config_file;
 
   std::vector<const char*> argv{"attnbench"};
   for (const auto& a : args) argv.push_back(a.c_str());

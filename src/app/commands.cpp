@@ -263,7 +263,18 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
                                 : std::filesystem::path(path).extension() == ".csv"
                                     ? std::filesystem::path(path).replace_extension(".json").string()
                                     : path + ".json";
-  // Every check before anything is written: a bad path fails with exit 2 and leaves no file behind.
+  // Every check before anything is written: a bad path fails with exit 2 and leaves no file behind, and no
+  // output may overwrite an input or the other output.
+  auto same_file = [](const std::string& a, const std::string& b) {
+    if (a.empty() || b.empty()) return false;
+    std::error_code ec;
+    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+  };
+  if (same_file(path, json_path)) throw InputError("--json: '" + json_path + "' is the --out file");
+  for (const auto& [output, option] : {std::pair{path, std::string("--out")}, std::pair{json_path, std::string("--json")}}) {
+    if (same_file(output, o.config_file)) throw InputError(option + ": '" + output + "' is the --config file");
+    if (same_file(output, o.trace)) throw InputError(option + ": '" + output + "' is the --trace file");
+  }
   check_writable(path, "--out", /*create_parents=*/true);
   check_writable(json_path, o.json.empty() ? "--out" : "--json", /*create_parents=*/true);
   // --resume: the rows already in the file stay; cases with a row for every backend are not run again.

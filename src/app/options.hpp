@@ -66,6 +66,7 @@ struct RunOptions {
   std::string filter;           // ECMAScript regex: run only the cases whose id matches
   bool resume = false;          // skip cases already complete in --out, append the rest
   bool quiet = false;           // no progress on stderr
+  std::string config_file;      // --config (set by the parser; results must never overwrite it)
 };
 
 // `compare BASE NEW`: the CI gate.

@@ -1,0 +1,82 @@
+// libFuzzer target: a --config TOML file. Each input is written to a scratch file and parsed as
+// `attnbench run --config FILE` (CLI11's TOML reader routed to the subcommand, attnbench/src/app/cli.cpp);
+// what parses is then turned into a plan and expanded into cases, the validation every option value goes
+// through before anything is allocated (src/runner/case.cpp).
+// Expected outcomes: success, or attnbench::InputError (exit 2 with a message). Anything else is a finding:
+// a crash, a sanitizer report, or any other exception (libFuzzer keeps the input; std::terminate aborts).
+// Build and run: scripts/fuzz.sh (FUZZ_SECONDS per target, default 60).
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "core/errors.hpp"
+#include "runner/case.hpp"
+
+namespace {
+
+// One scratch file per process (under $TMPDIR or /tmp), rewritten for every input, removed at exit.
+std::string g_path;
+
+const std::string& write_scratch(const std::uint8_t* data, std::size_t size) {
+  if (g_path.empty()) {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "attnbench-config-fuzz-XXXXXX.toml").string();
+    const int fd = ::mkstemps(tmpl.data(), 5);
+    if (fd < 0) {
+      std::perror("config_fuzz: mkstemps");
+      std::abort();
+    }
+    ::close(fd);
+    g_path = tmpl;
+    std::atexit([] { std::remove(g_path.c_str()); });
+  }
+  std::FILE* f = std::fopen(g_path.c_str(), "wb");
+  if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size)) std::abort();
+  std::fclose(f);
+  return g_path;
+}
+
+template <class T>
+std::size_t count_or_one(const std::vector<T>& v) {
+  return v.empty() ? 1 : v.size();
+}
+
+// Expansion allocates per-request length vectors of every case, so a fuzzed `batch = 2000000000` or a
+// 1000 x 1000 product would only measure the allocator; such plans skip the expansion stage.
+// (Rejecting an oversized --batch only after drawing its lengths is reported separately.)
+bool small_enough_to_expand(const attnbench::RunOptions& r) {
+  const std::size_t product = count_or_one(r.models) * count_or_one(r.dtypes) * count_or_one(r.modes) *
+                              count_or_one(r.page_sizes) * count_or_one(r.batches) * count_or_one(r.kv_lens) *
+                              count_or_one(r.prefix_lens) * count_or_one(r.extend_lens) *
+                              count_or_one(r.seeds) * count_or_one(r.extend_batches) *
+                              count_or_one(r.verify_batches) * count_or_one(r.verify_kv_lens);
+  if (product > 256) return false;
+  for (const auto* list : {&r.batches, &r.extend_batches, &r.verify_batches})
+    for (int b : *list)
+      if (b > 4096) return false;
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string& path = write_scratch(data, size);
+  try {
+    const attnbench::ParsedCli cli = attnbench::parse_cli({"run", "--config", path});
+    if (cli.exit_now || cli.command != attnbench::Command::run) return 0;
+    attnbench::RunOptions r = cli.run;
+    r.trace.clear();  // a fuzzed path could name /dev/stdin; traces have their own target (trace_fuzz)
+    if (!small_enough_to_expand(r)) return 0;
+    const attnbench::RunPlan plan = attnbench::make_run_plan(r);
+    (void)attnbench::expand_cases(plan);
+  } catch (const attnbench::InputError&) {
+    // the expected outcome for bad input
+  }
+  return 0;
+}

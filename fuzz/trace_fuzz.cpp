@@ -1,0 +1,67 @@
+// libFuzzer target: a request-length trace CSV (`--trace FILE`, request_id,prefix_len,extend_len). Each input
+// is written to a scratch file and read with attnbench::read_trace (src/engine/request_lengths.cpp). Expected
+// outcomes: rows that keep read_trace's contract (checked below), or attnbench::InputError. Anything else is
+// a finding: a crash, a sanitizer report, another exception, or a row that breaks the contract. Build and
+// run: scripts/fuzz.sh (FUZZ_SECONDS per target, default 60).
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "engine/request_lengths.hpp"
+
+namespace {
+
+// One scratch file per process (under $TMPDIR or /tmp), rewritten for every input, removed at exit.
+std::string g_path;
+
+const std::string& write_scratch(const std::uint8_t* data, std::size_t size) {
+  if (g_path.empty()) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "attnbench-trace-fuzz-XXXXXX.csv").string();
+    const int fd = ::mkstemps(tmpl.data(), 4);
+    if (fd < 0) {
+      std::perror("trace_fuzz: mkstemps");
+      std::abort();
+    }
+    ::close(fd);
+    g_path = tmpl;
+    std::atexit([] { std::remove(g_path.c_str()); });
+  }
+  std::FILE* f = std::fopen(g_path.c_str(), "wb");
+  if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size)) std::abort();
+  std::fclose(f);
+  return g_path;
+}
+
+[[noreturn]] void finding(const std::string& what) {
+  std::fprintf(stderr, "trace_fuzz finding: %s\n", what.c_str());
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string& path = write_scratch(data, size);
+  std::vector<attnbench::TraceRequest> rows;
+  try {
+    rows = attnbench::read_trace(path);
+  } catch (const attnbench::InputError&) {
+    return 0;  // the expected outcome for bad input
+  }
+  // The contract of read_trace (request_lengths.hpp) for what it accepts.
+  if (rows.empty()) finding("read_trace returned no rows without an error");
+  if (rows.size() > static_cast<std::size_t>(attnbench::kMaxTraceRows))
+    finding("more rows than kMaxTraceRows");
+  for (const auto& r : rows) {
+    if (r.prefix_len < 0) finding("prefix_len < 0 accepted");
+    if (r.extend_len < 1) finding("extend_len < 1 accepted");
+    if (static_cast<std::int64_t>(r.prefix_len) + r.extend_len > attnbench::kMaxTraceTokens)
+      finding("prefix_len + extend_len > kMaxTraceTokens accepted");
+  }
+  return 0;
+}
