@@ -2,6 +2,8 @@
 // backends bit-identical, and the CSV readable back with the schema.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "report/results_csv.hpp"
 #include "support/test_util.hpp"
 
@@ -49,6 +51,30 @@ TEST(Smoke, ValidateExitsZeroAndReproCommandsRegenerateARow) {
   EXPECT_EQ(got[0].case_id, want.case_id);
   EXPECT_EQ(got[0].backend, want.backend);
   EXPECT_EQ(got[0].ref_max_abs_err, want.ref_max_abs_err);
+}
+
+}  // namespace
+}  // namespace attnbench
+
+namespace attnbench {
+namespace {
+
+TEST(Smoke, JsonCarriesRawSamplesAndTheMarkdownReportNamesEveryCaseAndTheSaving) {
+  test::TempDir d;
+  const auto r = test::run_attnbench(
+      "run --config " ATTNBENCH_SOURCE_DIR "/configs/smoke.toml --device cpu --quiet --out " + d.file("s.csv"), d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(test::read_file(d.file("s.json")));  // beside the CSV by default
+  ASSERT_EQ(j["rows"].size(), 12u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["samples_us"].size(), row["samples"].get<std::size_t>()) << row["case_id"];
+    EXPECT_FALSE(row["ledger"].empty());
+  }
+  const auto md = test::run_attnbench("report " + d.file("s.json"), d);
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("416.30 MiB"), std::string::npos) << "the saving, from the rows' construction bytes";
+  for (const auto& row : j["rows"]) EXPECT_NE(md.out.find(row["case_id"].get<std::string>()), std::string::npos);
+  EXPECT_NE(md.out.find("attnbench run --config"), std::string::npos) << "the command that reproduces it";
 }
 
 }  // namespace
