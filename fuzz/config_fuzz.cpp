@@ -16,30 +16,15 @@
 
 #include "app/cli.hpp"
 #include "core/errors.hpp"
+#include "fuzz/scratch_file.hpp"
 #include "runner/case.hpp"
 
 namespace {
 
-// One scratch file per process (under $TMPDIR or /tmp), rewritten for every input, removed at exit.
-std::string g_path;
-
+// One scratch file per process, rewritten for every input.
 const std::string& write_scratch(const std::uint8_t* data, std::size_t size) {
-  if (g_path.empty()) {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "attnbench-config-fuzz-XXXXXX.toml").string();
-    const int fd = ::mkstemps(tmpl.data(), 5);
-    if (fd < 0) {
-      std::perror("config_fuzz: mkstemps");
-      std::abort();
-    }
-    ::close(fd);
-    g_path = tmpl;
-    std::atexit([] { std::remove(g_path.c_str()); });
-  }
-  std::FILE* f = std::fopen(g_path.c_str(), "wb");
-  if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size)) std::abort();
-  std::fclose(f);
-  return g_path;
+  static attnbench::fuzz::ScratchFile scratch("attnbench-config-fuzz-XXXXXX.toml", 5);
+  return scratch.write(data, size);
 }
 
 template <class T>

@@ -15,29 +15,17 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "fuzz/scratch_file.hpp"
 #include "report/results_csv.hpp"
 
 namespace {
 
-// Scratch files per process (under $TMPDIR or /tmp), rewritten for every input, removed at exit.
-std::string make_scratch(const char* name) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / name).string();
-  const int fd = ::mkstemps(tmpl.data(), 4);
-  if (fd < 0) {
-    std::perror("results_fuzz: mkstemps");
-    std::abort();
-  }
-  ::close(fd);
-  return tmpl;
-}
+// Scratch files per process (under $TMPDIR or /tmp), rewritten for every input.
+std::string make_scratch(const char* name) { return attnbench::fuzz::make_scratch(name, 4); }
 
 std::string g_input, g_again;
 
-void write_file(const std::string& path, const void* data, std::size_t size) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size)) std::abort();
-  std::fclose(f);
-}
+using attnbench::fuzz::write_file;
 
 [[noreturn]] void finding(const std::string& what) {
   std::fprintf(stderr, "results_fuzz finding: %s\n", what.c_str());

@@ -13,29 +13,15 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "fuzz/scratch_file.hpp"
 #include "engine/request_lengths.hpp"
 
 namespace {
 
-// One scratch file per process (under $TMPDIR or /tmp), rewritten for every input, removed at exit.
-std::string g_path;
-
+// One scratch file per process, rewritten for every input.
 const std::string& write_scratch(const std::uint8_t* data, std::size_t size) {
-  if (g_path.empty()) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "attnbench-trace-fuzz-XXXXXX.csv").string();
-    const int fd = ::mkstemps(tmpl.data(), 4);
-    if (fd < 0) {
-      std::perror("trace_fuzz: mkstemps");
-      std::abort();
-    }
-    ::close(fd);
-    g_path = tmpl;
-    std::atexit([] { std::remove(g_path.c_str()); });
-  }
-  std::FILE* f = std::fopen(g_path.c_str(), "wb");
-  if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size)) std::abort();
-  std::fclose(f);
-  return g_path;
+  static attnbench::fuzz::ScratchFile scratch("attnbench-trace-fuzz-XXXXXX.csv", 4);
+  return scratch.write(data, size);
 }
 
 [[noreturn]] void finding(const std::string& what) {

@@ -16,18 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang libclang-rt-14-dev libomp-dev cmake ninja-build libcli11-dev libeigen3-dev libfccp-dev nlohmann-json3-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "attnbench fuzz: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
-    { $sudo apt-get update -q >&2 && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
-fi
+scripts/install_packages.sh "${packages[@]}"
 
 build_dir="${ATTNBENCH_FUZZ_DIR:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"

@@ -297,20 +297,6 @@ std::vector<std::string> check_environments(const ResultSet& base, const ResultS
   return diffs;
 }
 
-std::set<std::string> split_names(const std::string& s) {
-  std::set<std::string> out;
-  std::string cur;
-  for (const char c : s + ";") {
-    if (c == ';' || c == ',') {
-      if (!cur.empty()) out.insert(cur);
-      cur.clear();
-    } else if (c != ' ') {
-      cur += c;
-    }
-  }
-  return out;
-}
-
 // The latency verdict of one pair (fills medians, change, verdict, method, p_value).
 void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const std::vector<double>* sa,
                    const std::vector<double>* sb, const CompareOptions& opt) {
@@ -400,7 +386,7 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
       p.failures.push_back(key + ": ref_pass 1 -> 0 (max abs error " +
                            (b.ref_max_abs_err ? fmt("%.3g", *b.ref_max_abs_err) : std::string("?")) + ")");
   }
-  const std::set<std::string> ea = split_names(a.bitwise_equal_to), eb = split_names(b.bitwise_equal_to);
+  const std::set<std::string> ea = bitwise_equal_names(a.bitwise_equal_to), eb = bitwise_equal_names(b.bitwise_equal_to);
   for (const std::string& name : ea)
     if (!eb.count(name)) p.correctness.push_back("bitwise_equal_to lost " + name);
   for (const std::string& name : eb)

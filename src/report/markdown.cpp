@@ -54,20 +54,6 @@ int dtype_bytes(const std::string& dtype) {
   return 0;
 }
 
-std::set<std::string> split_names(const std::string& s) {
-  std::set<std::string> out;
-  std::string cur;
-  for (const char c : s + ";") {
-    if (c == ';' || c == ',') {
-      if (!cur.empty()) out.insert(cur);
-      cur.clear();
-    } else if (c != ' ') {
-      cur += c;
-    }
-  }
-  return out;
-}
-
 bool ok(const ResultRow* r) { return r && r->status == "ok"; }
 
 // The rows of one (case, timing), by backend, in the order the file first names them.
@@ -342,7 +328,7 @@ Correctness tally(const std::vector<ResultRow>& rows, const Index& ix) {
     const ResultRow* lean = g.get(kLean);
     if (!ok(lean) || !ok(g.get(kLegacy))) continue;
     ++c.lean_rows;
-    if (split_names(lean->bitwise_equal_to).count(kLegacy)) ++c.lean_identical;
+    if (bitwise_equal_names(lean->bitwise_equal_to).count(kLegacy)) ++c.lean_identical;
   }
   return c;
 }
@@ -359,8 +345,8 @@ void write_bitwise_pairs(std::ostream& os, const Index& ix) {
       for (const CaseTiming& g : ix.groups) {
         if (!ok(g.get(a)) || !ok(g.get(b))) continue;
         ++both;
-        if (split_names(g.get(a)->bitwise_equal_to).count(b) ||
-            split_names(g.get(b)->bitwise_equal_to).count(a))
+        if (bitwise_equal_names(g.get(a)->bitwise_equal_to).count(b) ||
+            bitwise_equal_names(g.get(b)->bitwise_equal_to).count(a))
           ++same;
       }
       if (both > 0) os << "  - " << a << " = " << b << ": " << same << " of " << both << "\n";

@@ -208,6 +208,20 @@ std::string results_csv_header() {
   return out;
 }
 
+std::set<std::string> bitwise_equal_names(const std::string& cell) {
+  std::set<std::string> out;
+  std::string cur;
+  for (const char c : cell + ";") {
+    if (c == ';' || c == ',') {
+      if (!cur.empty()) out.insert(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return out;
+}
+
 std::vector<ResultCell> result_row_cells(const ResultRow& row) {
   struct Typed {
     const ResultRow& row;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -87,6 +88,9 @@ struct ResultRow {
 
 // Column names in file order (a static list; the reference stays valid for the program's lifetime).
 const std::vector<std::string>& results_csv_columns();
+
+// The backend names of a bitwise_equal_to cell ("a;b", ',' also accepted, blanks ignored).
+std::set<std::string> bitwise_equal_names(const std::string& cell);
 
 // One typed cell per column, in column order; std::monostate for an empty ("not applicable") cell.
 // Other formats (the JSON report) serialise rows through this, so every format walks the same columns.
