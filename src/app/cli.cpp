@@ -238,6 +238,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
         ->capture_default_str();
     sub->add_option("--case-id", r.case_id, "Run only the case with this id (see --list-cases)");
     sub->add_flag("--list-cases", r.list_cases, "Print the expanded case ids and exit");
+    sub->add_option("--format", r.list_format, "With --list-cases: text (the ids) or csv (every case's shape, lengths and policy)")
+        ->check(CLI::IsMember({"text", "csv"}))->capture_default_str();
     sub->add_option("--out", r.out, "Results CSV (default results/local/run-<time>.csv)");
     sub->add_option("--json", r.json, "JSON report: environment, command, rows with raw samples (default: beside --out)");
     sub->add_option("--filter", r.filter, "Run only the cases whose id matches this regular expression");
@@ -249,7 +251,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     sub->add_option("--report", out.run.report, "md: print the Markdown report (for a PR) after the table")
         ->check(CLI::IsMember({"md"}));
 
-  CLI::App* compare = app.add_subcommand("compare", "Compare two result files (CSV or JSON): the CI regression gate");
+  CLI::App* compare = app.add_subcommand("compare", "Compare two result files (CSV or JSON): the CI regression gate "
+                                                     "(model vs library when one side holds only *_lib rows)");
   {
     CompareCliOptions& c = out.compare;
     compare->add_option("base", c.base, "Baseline results (.csv or .json)")->required();
@@ -271,6 +274,9 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     ReportOptions& r = out.report;
     report->add_option("results", r.results, "Results (.json, or .csv without raw samples)")->required();
     report->add_option("--memory", r.memory, "attnbench memory --format json output to include");
+    // One file per --peers (repeat it): a vector option would otherwise swallow the RESULTS positional after it.
+    report->add_option("--peers", r.peers, "Library rows (.json or .csv, backends *_lib) to compare the model with")
+        ->allow_extra_args(false);
     report->add_option("--format", r.format, "md")->check(CLI::IsMember({"md", "markdown"}))->capture_default_str();
     report->add_option("--out", r.out, "Write to this file instead of stdout");
   }

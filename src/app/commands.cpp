@@ -22,9 +22,11 @@
 #include "core/errors.hpp"
 #include "core/version.hpp"
 #include "device/device_factory.hpp"
+#include "runner/case_list.hpp"
 #include "runner/memory_probe.hpp"
 #include "report/compare.hpp"
 #include "report/markdown.hpp"
+#include "report/peers.hpp"
 #include "report/results_json.hpp"
 #include "runner/sweep.hpp"
 
@@ -224,7 +226,8 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.id, re); });
     if (cases.empty()) throw InputError("--filter: no case id matches '" + o.filter + "' (see --list-cases)");
   }
-  if (o.list_cases) {
+  if (o.list_format != "text" && !o.list_cases) throw InputError("--format: only with --list-cases");
+  if (o.list_cases && o.list_format == "text") {
     for (const Case& c : cases) out << c.id << "\n";
     return 0;
   }
@@ -250,6 +253,10 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   if (!(o.reference_flop_budget > 0 && std::isfinite(o.reference_flop_budget)))
     throw InputError("--reference-flop-budget: must be a finite number > 0");
   s.reference_flop_budget = o.reference_flop_budget;
+  if (o.list_cases) {  // --format csv: after the policy is checked, since the list carries it
+    write_case_list_csv(out, cases, s, s.timing ? o.timing : std::vector<std::string>{});
+    return 0;
+  }
   s.repro_prefix = std::string("attnbench ") + (validate_only ? "validate" : "run");
   s.repro_options = repro_options(args);
 
@@ -388,6 +395,38 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   opt.allow_env_mismatch = o.allow_env_mismatch;
   const ResultSet base = load_result_set(o.base);
   const ResultSet now = load_result_set(o.now);
+  if (const auto side = detect_peer_mode(base, now)) {
+    // Model rows against the real libraries' rows: how far attnbench is from the library, not a gate.
+    const bool base_model = *side == PeerSide::base_is_model;
+    const char* model_side = base_model ? "BASE" : "NEW";
+    const char* library_side = base_model ? "NEW" : "BASE";
+    const ResultSet& model = base_model ? base : now;
+    const ResultSet& library = base_model ? now : base;
+    const std::string line =
+        std::string("peer comparison: model rows of ") + model_side + " vs library rows of " + library_side;
+    PeerComparison pc = compare_peers(model.rows, library.rows);
+    for (const std::string& w : check_peer_environments(model, library, o.allow_env_mismatch, model_side, library_side))
+      pc.warnings.push_back(w);
+    if (!library.environment.empty()) pc.library_environments.push_back(library.environment);
+    std::ofstream file;
+    if (!o.out.empty()) file = open_output(o.out);
+    std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
+    // CSV and JSON stay machine-readable: the line goes to stderr, and into the JSON document.
+    if (o.format == "md" || o.format == "markdown") {
+      os << line << "\n\n";
+      write_peer_markdown(os, pc);
+    } else if (o.format == "csv") {
+      std::cerr << "attnbench compare: " << line << "\n";
+      write_peer_csv(os, pc);
+    } else if (o.format == "json") {
+      write_peer_json(os, pc, line);
+    } else {
+      os << line << "\n\n";
+      write_peer_table(os, pc);
+    }
+    os.flush();
+    return 0;
+  }
   const CompareResult r = compare_results(base, now, opt);
   std::ofstream file;
   if (!o.out.empty()) file = open_output(o.out);
@@ -410,10 +449,12 @@ int run_report_command(const ReportOptions& o, std::ostream& out) {
   const ResultSet set = load_result_set(o.results);
   std::optional<MemoryReport> memory;
   if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
+  std::vector<ResultSet> peers;
+  for (const std::string& p : o.peers) peers.push_back(load_peer_set(p));
   std::ofstream file;
   if (!o.out.empty()) file = open_output(o.out);
   std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
-  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command);
+  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command, peers);
   os.flush();
   return 0;
 }

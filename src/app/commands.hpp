@@ -13,6 +13,8 @@ namespace attnbench {
 int run_memory_command(const MemoryOptions& options, std::ostream& out);
 int run_list_command(std::ostream& out);
 // `compare`: 0 pass, 1 when the gate fails (a confirmed slowdown, memory growth, a correctness loss, a missing row).
+// When one side holds only library rows (*_lib) and the other model rows, it compares model vs library instead
+// (report/peers.hpp): informational, 0.
 int run_compare_command(const CompareCliOptions& options, std::ostream& out);
 int run_report_command(const ReportOptions& options, std::ostream& out);
 // `run` / `validate`: args are the command line as given (repro commands are built from them).

@@ -60,6 +60,7 @@ struct RunOptions {
   double reference_flop_budget = 4e9;
   std::string case_id;          // run only the case with this id
   bool list_cases = false;      // print the expanded case ids and exit
+  std::string list_format = "text";  // --format with --list-cases: text (ids) | csv (case_list.hpp)
   std::string out;              // results CSV; default results/local/run-<time>.csv
   std::string json;             // the JSON report (default: beside the CSV, .json)
   std::string report;           // "md": also print the Markdown report at the end
@@ -85,6 +86,7 @@ struct CompareCliOptions {
 struct ReportOptions {
   std::string results;
   std::string memory;   // optional memory JSON (attnbench memory --format json)
+  std::vector<std::string> peers;  // library rows (the library script's .json / .csv): "Model vs library"
   std::string format = "md";
   std::string out;
 };

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
+#include "report/peers.hpp"
 
 namespace attnbench {
 
@@ -388,8 +389,15 @@ std::string env_line(const Environment& env) {
 
 }  // namespace
 
-void write_markdown_report(std::ostream& os, const ResultSet& results, const MemoryReport* memory,
-                           const std::string& command) {
+void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryReport* memory,
+                           const std::string& command, const std::vector<ResultSet>& peers) {
+  // Library rows (a merged file) are not attnbench's backends: every section but "Model vs library" leaves them
+  // out, so that counts, ratios and bit-identity stay about the model.
+  auto [model_rows, library_rows] = split_library_rows(all.rows);
+  ResultSet results;
+  results.rows = std::move(model_rows);
+  results.environment = all.environment;
+  results.command = all.command;
   const Index ix = index_rows(results.rows);
   const Correctness c = tally(results.rows, ix);
 
@@ -527,6 +535,22 @@ void write_markdown_report(std::ostream& os, const ResultSet& results, const Mem
   } else {
     os << "```sh\n" << cmd << "\n```\n";
   }
+
+  // (f) the real libraries, when their rows are given
+  const bool merged = !library_rows.empty();
+  for (const ResultSet& p : peers) library_rows.insert(library_rows.end(), p.rows.begin(), p.rows.end());
+  if (library_rows.empty()) return;
+  PeerComparison pc = compare_peers(results.rows, library_rows);
+  // A merged file's environment is the library's only when the library script wrote it.
+  if (merged && (env_get(all.environment, "flashinfer_version") || env_get(all.environment, "torch_version")))
+    pc.library_environments.push_back(all.environment);
+  for (const ResultSet& p : peers) {
+    if (!p.environment.empty()) pc.library_environments.push_back(p.environment);
+    for (const std::string& w : check_peer_environments(all, p, true, "attnbench", "the library"))
+      pc.warnings.push_back(w);
+  }
+  os << "\n";
+  write_peer_markdown(os, pc);
 }
 
 MemoryReport load_memory_report_json(const std::string& path) {

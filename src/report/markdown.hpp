@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "report/compare.hpp"
 #include "report/memory_report.hpp"
@@ -19,8 +20,11 @@ namespace attnbench {
 // bytes * the row's `layers` (stated in the text). `command` is printed as the reproducing command; when
 // empty, results.command (the JSON report's) is used. Writes only to `os`; never throws for missing data
 // (absent columns print "-").
+// Library rows (backends named *_lib, report/peers.hpp) of `results` and every row of `peers` (the library
+// script's result files) feed a final "## Model vs library" section and nothing else; without any, the report
+// has no such section.
 void write_markdown_report(std::ostream& os, const ResultSet& results, const MemoryReport* memory,
-                           const std::string& command);
+                           const std::string& command, const std::vector<ResultSet>& peers = {});
 
 // Reads a memory report written by write_memory_json (`attnbench memory --format json`), so that
 // `attnbench report` can take the memory evidence from a file. The model name is the top-level "model" when

@@ -91,18 +91,7 @@ void append_number(std::string& out, T v) {
   out.append(buf, r.ptr);
 }
 
-void append_text(std::string& out, const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
+void append_text(std::string& out, const std::string& s) { out += csv_field(s); }
 
 // Appends the cell of one column of `row` to `out`.
 struct CellWriter {
@@ -365,6 +354,16 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
     throw error_at(std::max(1u, reader->get_file_line()), csv::describe_error(e));
   }
   return rows;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
 }
 
 }  // namespace attnbench

@@ -15,6 +15,9 @@ namespace attnbench {
 
 inline constexpr int kResultsSchemaVersion = 1;
 
+// One CSV cell: `s` as is, or double-quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s);
+
 // One row; members in column order. Units are in the names (µs, bytes); std::nullopt -> empty cell.
 struct ResultRow {
   // identity

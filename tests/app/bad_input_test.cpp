@@ -238,7 +238,7 @@ std::vector<BinaryCase> binary_cases(const TempDir& d) {
        run + " --config {D}/unknown-key.toml",
        {"unknown key", "bogus-key", "{D}/unknown-key.toml"}},
       {"config", run + " --config {D}/unknown-key-in-section.toml", {"unknown key", "not-an-option"}},
-      {"config", run + " --config {D}/key-of-another-command.toml", {"unknown key", "format"}},
+      {"config", run + " --config {D}/key-of-another-command.toml", {"unknown key", "max-slowdown"}},
       {"config", run + " --config {D}/not-toml.toml", {"unknown key", "{D}/not-toml.toml"}},
       {"config", run + " --config {D}/wrong-type-int.toml", {"--time-budget"}},
       {"config", run + " --config {D}/wrong-type-list.toml", {"--mode", "bogus"}},
@@ -351,7 +351,7 @@ void write_binary_case_files(const TempDir& d) {
   // config files
   write_file(d.file("unknown-key.toml"), "model = [\"tiny\"]\nbogus-key = 3\n");
   write_file(d.file("unknown-key-in-section.toml"), "[run]\nnot-an-option = 1\n");
-  write_file(d.file("key-of-another-command.toml"), "format = \"csv\"\n");
+  write_file(d.file("key-of-another-command.toml"), "max-slowdown = 0.1\n");
   write_file(d.file("not-toml.toml"), "this is not toml\n");
   write_file(d.file("wrong-type-int.toml"), "time-budget = \"fast\"\n");
   write_file(d.file("wrong-type-list.toml"), "mode = [\"decode\", \"bogus\"]\n");

@@ -1,0 +1,626 @@
+#include "report/peers.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/stats.hpp"
+#include "core/units.hpp"
+
+namespace attnbench {
+
+bool is_library_backend(const std::string& backend) {
+  static const std::string suffix = "_lib";
+  return backend.size() > suffix.size() &&
+         backend.compare(backend.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<std::string> model_twin_of(const std::string& lib) {
+  if (lib == "flashinfer_lib") return std::string("flashinfer");
+  if (lib == "trtllm_lib") return std::string("trtllm_mha");
+  return std::nullopt;
+}
+
+// ---- pairing --------------------------------------------------------------------------------------------
+
+namespace {
+
+// a / b when both are there and b is positive: a missing or zero library figure gives no ratio, never inf.
+std::optional<double> ratio_of(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b || *b <= 0 || *a < 0) return std::nullopt;
+  return *a / *b;
+}
+
+PeerPair make_pair(const ResultRow& m, const ResultRow& l) {
+  PeerPair p;
+  p.case_id = l.case_id;
+  p.timing = l.timing;
+  p.model_backend = m.backend;
+  p.lib_backend = l.backend;
+  p.model_status = m.status;
+  p.lib_status = l.status;
+  p.model_step_median_us = m.step_median_us;
+  p.lib_step_median_us = l.step_median_us;
+  p.model_step_p10_us = m.step_p10_us;
+  p.model_step_p90_us = m.step_p90_us;
+  p.lib_step_p10_us = l.step_p10_us;
+  p.lib_step_p90_us = l.step_p90_us;
+  p.model_forward_median_us = m.forward_median_us;
+  p.lib_forward_median_us = l.forward_median_us;
+  p.model_metadata_median_us = m.metadata_median_us;
+  p.lib_metadata_median_us = l.metadata_median_us;
+  p.model_ref_pass = m.ref_pass;
+  p.lib_ref_pass = l.ref_pass;
+  // The figures of a row that did not run ok time something else (or nothing): no ratio.
+  if (m.status == "ok" && l.status == "ok") {
+    p.ratio_forward = ratio_of(m.forward_median_us, l.forward_median_us);
+    p.ratio_step = ratio_of(m.step_median_us, l.step_median_us);
+  }
+  return p;
+}
+
+bool has_construct(const ResultRow& r) {
+  return std::any_of(r.ledger.begin(), r.ledger.end(),
+                     [](const ResultRow::LedgerGroup& g) { return g.phase == "construct"; });
+}
+
+int kind_order(const std::string& kind) {
+  if (kind == "device") return 0;
+  if (kind == "pinned") return 1;
+  if (kind == "host") return 2;
+  return 3;
+}
+
+PeerMemory memory_of(const ResultRow& m, const ResultRow& l) {
+  PeerMemory pm;
+  pm.model_backend = m.backend;
+  pm.lib_backend = l.backend;
+  pm.case_id = l.case_id;
+  pm.timing = l.timing;
+  struct Side {
+    std::optional<std::int64_t> bytes;
+    std::string kind;
+  };
+  std::map<std::string, std::pair<Side, Side>> by_tag;  // sorted by tag
+  std::map<std::string, PeerKindTotal> totals;
+  const auto add = [&](const ResultRow& r, bool model) {
+    for (const ResultRow::LedgerGroup& g : r.ledger) {
+      if (g.phase != "construct") continue;
+      Side& s = model ? by_tag[g.tag].first : by_tag[g.tag].second;
+      s.bytes = s.bytes.value_or(0) + g.bytes;
+      s.kind = g.kind;
+      PeerKindTotal& t = totals[g.kind];
+      t.kind = g.kind;
+      (model ? t.model_bytes : t.lib_bytes) += g.bytes;
+    }
+  };
+  add(m, true);
+  add(l, false);
+  for (const auto& [tag, sides] : by_tag) {
+    const auto& [ms, ls] = sides;
+    PeerTagLine line{tag, "", ms.bytes, ls.bytes};
+    if (ms.bytes && ls.bytes && ms.kind != ls.kind) {
+      line.kind = ms.kind + " / " + ls.kind;
+    } else {
+      line.kind = ms.bytes ? ms.kind : ls.kind;
+    }
+    pm.lines.push_back(std::move(line));
+  }
+  for (const auto& [kind, t] : totals) pm.totals.push_back(t);
+  std::stable_sort(pm.totals.begin(), pm.totals.end(), [](const PeerKindTotal& a, const PeerKindTotal& b) {
+    return kind_order(a.kind) < kind_order(b.kind);
+  });
+  return pm;
+}
+
+}  // namespace
+
+PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
+                             const std::vector<ResultRow>& library_rows, double slow_ratio) {
+  PeerComparison c;
+  c.slow_ratio = slow_ratio;
+  std::map<std::string, const ResultRow*> models;
+  for (const ResultRow& r : model_rows)
+    if (!is_library_backend(r.backend)) models.emplace(sample_key(r), &r);
+
+  std::set<std::string> seen, paired, twins;
+  std::vector<std::pair<const ResultRow*, const ResultRow*>> rows;  // (model, library) of each pair
+  for (const ResultRow& l : library_rows) {
+    if (!is_library_backend(l.backend)) continue;
+    const std::string key = sample_key(l);
+    if (!seen.insert(key).second) {
+      c.warnings.push_back("two library rows for " + key + ": the first is used");
+      continue;
+    }
+    const auto twin = model_twin_of(l.backend);
+    if (!twin) {
+      c.library_without_model.push_back(key + " (attnbench models no twin of " + l.backend + ")");
+      continue;
+    }
+    twins.insert(*twin);
+    const auto it = models.find(l.case_id + "|" + *twin + "|" + l.timing);
+    if (it == models.end()) {
+      c.library_without_model.push_back(key);
+      continue;
+    }
+    paired.insert(it->first);
+    rows.emplace_back(it->second, &l);
+    c.pairs.push_back(make_pair(*it->second, l));
+  }
+  for (const ResultRow& r : model_rows)
+    if (twins.count(r.backend) && !paired.count(sample_key(r)))
+      c.model_without_library.push_back(sample_key(r));
+
+  // Summary per (model, library, timing), in order of first appearance.
+  std::vector<std::vector<double>> forward, step;
+  for (const PeerPair& p : c.pairs) {
+    auto it = std::find_if(c.summary.begin(), c.summary.end(), [&](const PeerSummary& s) {
+      return s.model_backend == p.model_backend && s.lib_backend == p.lib_backend && s.timing == p.timing;
+    });
+    if (it == c.summary.end()) {
+      c.summary.push_back({p.model_backend, p.lib_backend, p.timing, 0, 0, 0, 0, std::nullopt, 0, {}});
+      forward.emplace_back();
+      step.emplace_back();
+      it = std::prev(c.summary.end());
+    }
+    const auto i = static_cast<std::size_t>(it - c.summary.begin());
+    if (p.ratio_step) step[i].push_back(*p.ratio_step);
+    if (!p.ratio_forward) {
+      ++it->not_compared;
+      continue;
+    }
+    forward[i].push_back(*p.ratio_forward);
+    if (*p.ratio_forward > slow_ratio) it->slow.emplace_back(p.case_id, *p.ratio_forward);
+  }
+  for (std::size_t i = 0; i < c.summary.size(); ++i) {
+    PeerSummary& s = c.summary[i];
+    s.count = static_cast<int>(forward[i].size());
+    if (!forward[i].empty()) {
+      const Summary f = summarize(forward[i]);
+      s.median = f.median;
+      s.min = f.min;
+      s.max = f.max;
+    }
+    if (!step[i].empty()) s.step_median = summarize(step[i]).median;
+    std::stable_sort(s.slow.begin(), s.slow.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
+
+  // Construction memory per (model, library): the first paired case where both rows carry a ledger.
+  for (const auto& [m, l] : rows) {
+    auto it = std::find_if(c.memory.begin(), c.memory.end(), [&](const PeerMemory& pm) {
+      return pm.model_backend == m->backend && pm.lib_backend == l->backend;
+    });
+    if (it == c.memory.end()) {
+      c.memory.push_back({m->backend, l->backend, "", "", {}, {}});
+      it = std::prev(c.memory.end());
+    }
+    if (it->case_id.empty() && has_construct(*m) && has_construct(*l)) *it = memory_of(*m, *l);
+  }
+  return c;
+}
+
+std::pair<std::vector<ResultRow>, std::vector<ResultRow>> split_library_rows(
+    const std::vector<ResultRow>& rows) {
+  std::pair<std::vector<ResultRow>, std::vector<ResultRow>> out;
+  for (const ResultRow& r : rows) (is_library_backend(r.backend) ? out.second : out.first).push_back(r);
+  return out;
+}
+
+ResultSet load_peer_set(const std::string& path) {
+  ResultSet set;
+  try {
+    set = load_result_set(path);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--peers: ") + e.what());
+  }
+  if (set.rows.empty()) throw InputError("--peers " + path + ": no rows");
+  for (std::size_t i = 0; i < set.rows.size(); ++i) {
+    const ResultRow& r = set.rows[i];
+    if (!is_library_backend(r.backend))
+      throw InputError("--peers " + path + ": row " + std::to_string(i) + " (" + r.case_id +
+                       ") has backend '" + r.backend +
+                       "', not a library backend (a name ending in _lib: flashinfer_lib, trtllm_lib); "
+                       "--peers takes the library script's results");
+  }
+  return set;
+}
+
+std::optional<PeerSide> detect_peer_mode(const ResultSet& base, const ResultSet& now) {
+  const auto all_library = [](const ResultSet& s) {
+    return !s.rows.empty() && std::all_of(s.rows.begin(), s.rows.end(),
+                                          [](const ResultRow& r) { return is_library_backend(r.backend); });
+  };
+  const auto any_model = [](const ResultSet& s) {
+    return std::any_of(s.rows.begin(), s.rows.end(),
+                       [](const ResultRow& r) { return !is_library_backend(r.backend); });
+  };
+  if (all_library(now) && any_model(base)) return PeerSide::base_is_model;
+  if (all_library(base) && any_model(now)) return PeerSide::new_is_model;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::string> env_value(const Environment& env, const std::string& key) {
+  for (const auto& [k, v] : env)
+    if (k == key && !v.empty()) return v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> check_peer_environments(const ResultSet& model, const ResultSet& library, bool allow,
+                                                 const std::string& model_side,
+                                                 const std::string& library_side) {
+  // Only the environments' gpu_name: the rows' device column differs between the two writers by design.
+  const auto gm = env_value(model.environment, "gpu_name"), gl = env_value(library.environment, "gpu_name");
+  if (!gm || !gl || *gm == *gl) return {};
+  const std::string diff = model_side + " ran on " + *gm + ", " + library_side + " on " + *gl;
+  if (!allow) throw InputError("compare: " + diff + "; --allow-env-mismatch to compare anyway");
+  return {diff};
+}
+
+// ---- writers --------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string with_commas(std::int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return (v < 0 ? "-" : "") + s;
+}
+
+std::string md(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+std::string lpad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
+
+// A latency cell: the figure when the row ran ok, else its status ("skipped", "failed", ...).
+std::string us_cell(const std::optional<double>& v, const std::string& status, const char* f) {
+  if (status != "ok") return status.empty() ? "-" : status;
+  return v ? fmt(f, *v) : "-";
+}
+
+std::string ratio_cell(const std::optional<double>& r) { return r ? fmt("%.3f", *r) : "-"; }
+
+std::string ref_cell(const std::optional<bool>& v) { return v ? (*v ? "pass" : "FAIL") : "-"; }
+
+std::string bytes_cell(const std::optional<std::int64_t>& v) {
+  return v ? with_commas(*v) + " (" + format_bytes(*v) + ")" : "-";
+}
+
+std::string diff_cell(const std::optional<std::int64_t>& d) {
+  if (!d) return "-";
+  if (*d == 0) return "0";
+  return (*d > 0 ? "+" : "") + with_commas(*d) + " (" + (*d > 0 ? "+" : "") + format_bytes(*d) + ")";
+}
+
+// "FlashInfer 0.2.5, torch 2.6.0, NVIDIA H200, driver 570.86": the keys the library script records.
+std::string library_env_line(const Environment& env) {
+  std::string s;
+  const auto add = [&](const std::string& text) { s += (s.empty() ? "" : ", ") + text; };
+  if (auto v = env_value(env, "flashinfer_version")) add("FlashInfer " + *v);
+  if (auto v = env_value(env, "torch_version")) add("torch " + *v);
+  if (auto v = env_value(env, "gpu_name")) {
+    add(*v);
+  } else if (auto g = env_value(env, "gpu")) {
+    add(*g);
+  }
+  if (auto v = env_value(env, "driver_version")) add("driver " + *v);
+  if (auto v = env_value(env, "cuda_version")) add("CUDA " + *v);
+  return s;
+}
+
+std::vector<std::string> library_env_lines(const PeerComparison& c) {
+  std::vector<std::string> lines;
+  for (const Environment& e : c.library_environments) {
+    const std::string l = library_env_line(e);
+    if (!l.empty() && std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
+  }
+  return lines;
+}
+
+// The (model, library) backend pairs in order of first appearance.
+std::vector<std::pair<std::string, std::string>> backend_pairs(const PeerComparison& c) {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const PeerPair& p : c.pairs)
+    if (std::find(v.begin(), v.end(), std::make_pair(p.model_backend, p.lib_backend)) == v.end())
+      v.emplace_back(p.model_backend, p.lib_backend);
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::string> peer_summary_lines(const PeerComparison& c) {
+  std::vector<std::string> lines;
+  for (const PeerSummary& s : c.summary) {
+    std::string l = s.model_backend + " / " + s.lib_backend + " " + s.timing + ": ";
+    if (s.count == 0) {
+      l += "no case with a per-layer ratio";
+    } else {
+      l += std::to_string(s.count) + (s.count == 1 ? " case" : " cases") + ", per-layer ratio median " +
+           fmt("%.3f", s.median) + " (min " + fmt("%.3f", s.min) + ", max " + fmt("%.3f", s.max) + ")";
+      if (s.step_median) l += ", step ratio median " + fmt("%.3f", *s.step_median);
+      l += "; " + std::to_string(s.slow.size()) + " above " + fmt("%g", c.slow_ratio) + "x";
+      for (std::size_t i = 0; i < s.slow.size(); ++i)
+        l += (i ? ", " : ": ") + s.slow[i].first + " (" + fmt("%.3f", s.slow[i].second) + ")";
+    }
+    if (s.not_compared > 0)
+      l += "; " + std::to_string(s.not_compared) + " not compared (a side not ok or a figure missing)";
+    lines.push_back(l);
+  }
+  return lines;
+}
+
+void write_peer_markdown(std::ostream& os, const PeerComparison& c) {
+  os << "## Model vs library\n\n"
+     << "attnbench's kernels against the real libraries on the same cases (`flashinfer_lib`: FlashInfer's "
+        "wrappers, "
+        "modelled by `flashinfer`; `trtllm_lib`: FlashInfer's `trtllm_batch_decode_with_kv_cache`, modelled "
+        "by "
+        "`trtllm_mha`). Latency is attnbench's as a ratio of the library's (model µs / library µs, per layer "
+        "= "
+        "`forward_median_us`, step = `init_forward_metadata` + every layer): **a ratio > 1 means attnbench "
+        "is "
+        "slower**.\n\n";
+  const std::vector<std::string> envs = library_env_lines(c);
+  if (envs.empty()) {
+    os << "Library environment: not recorded (give the library script's JSON report).\n";
+  } else {
+    os << (envs.size() == 1 ? "Library environment: " : "Library environments: ");
+    for (std::size_t i = 0; i < envs.size(); ++i) os << (i ? "; " : "") << md(envs[i]);
+    os << ".\n";
+  }
+  os << "\n";
+  for (const std::string& w : c.warnings) os << "> " << md(w) << "\n\n";
+  for (const std::string& l : peer_summary_lines(c)) os << "- " << md(l) << "\n";
+  if (c.pairs.empty()) os << "- No library row has a model row of the same case and timing.\n";
+  if (!c.library_without_model.empty()) {
+    os << "- Library rows without a model row (" << c.library_without_model.size() << "):";
+    for (std::size_t i = 0; i < c.library_without_model.size() && i < 10; ++i)
+      os << (i ? ", " : " ") << "`" << md(c.library_without_model[i]) << "`";
+    if (c.library_without_model.size() > 10)
+      os << ", ... and " << c.library_without_model.size() - 10 << " more";
+    os << ".\n";
+  }
+  if (!c.model_without_library.empty())
+    os << "- Model rows of the paired backends without a library row: " << c.model_without_library.size()
+       << ".\n";
+
+  for (const auto& [mb, lb] : backend_pairs(c)) {
+    os << "\n### " << mb << " vs " << lb << "\n\n"
+       << "| case | timing | model µs/layer | library µs/layer | ratio | model step µs | library step µs | "
+          "step ratio "
+          "| library reference check |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const PeerPair& p : c.pairs) {
+      if (p.model_backend != mb || p.lib_backend != lb) continue;
+      os << "| `" << md(p.case_id) << "` | " << p.timing << " | "
+         << us_cell(p.model_forward_median_us, p.model_status, "%.2f") << " | "
+         << us_cell(p.lib_forward_median_us, p.lib_status, "%.2f") << " | " << ratio_cell(p.ratio_forward)
+         << " | " << us_cell(p.model_step_median_us, p.model_status, "%.1f") << " | "
+         << us_cell(p.lib_step_median_us, p.lib_status, "%.1f") << " | " << ratio_cell(p.ratio_step) << " | "
+         << ref_cell(p.lib_ref_pass) << " |\n";
+    }
+  }
+
+  os << "\n### Wrapper memory, modelled vs measured\n";
+  if (c.memory.empty()) os << "\nNo paired case.\n";
+  for (const PeerMemory& m : c.memory) {
+    os << "\n**" << m.model_backend << " vs " << m.lib_backend << "**: ";
+    if (m.case_id.empty()) {
+      os << "needs the JSON reports (no paired case where both rows carry a ledger; a results CSV has "
+            "none).\n";
+      continue;
+    }
+    os << "construct phase of `" << md(m.case_id) << "` (" << m.timing
+       << "): attnbench's ledger (modelled) vs what the library allocated (measured); difference = library - "
+          "modelled, \"-\" = no such tag on that side.\n\n"
+       << "| tag | kind | modelled bytes | library bytes | difference |\n|---|---|---|---|---|\n";
+    for (const PeerTagLine& l : m.lines)
+      os << "| `" << md(l.tag) << "` | " << l.kind << " | " << bytes_cell(l.model_bytes) << " | "
+         << bytes_cell(l.lib_bytes) << " | " << diff_cell(l.difference()) << " |\n";
+    for (const PeerKindTotal& t : m.totals)
+      os << "| **total " << t.kind << "** | " << t.kind << " | " << bytes_cell(t.model_bytes) << " | "
+         << bytes_cell(t.lib_bytes) << " | " << diff_cell(t.lib_bytes - t.model_bytes) << " |\n";
+  }
+}
+
+void write_peer_table(std::ostream& os, const PeerComparison& c) {
+  std::size_t wc = 7, wm = 5, wl = 7;
+  for (const PeerPair& p : c.pairs) {
+    wc = std::max(wc, p.case_id.size());
+    wm = std::max(wm, p.model_backend.size());
+    wl = std::max(wl, p.lib_backend.size());
+  }
+  os << pad("case_id", wc + 2) << pad("timing", 8) << pad("model", wm + 2) << pad("library", wl + 2)
+     << lpad("model us/layer", 15) << lpad("lib us/layer", 13) << lpad("ratio", 8)
+     << lpad("model step us", 15) << lpad("lib step us", 13) << lpad("step ratio", 11) << "  lib ref\n";
+  for (const PeerPair& p : c.pairs)
+    os << pad(p.case_id, wc + 2) << pad(p.timing, 8) << pad(p.model_backend, wm + 2)
+       << pad(p.lib_backend, wl + 2) << lpad(us_cell(p.model_forward_median_us, p.model_status, "%.2f"), 15)
+       << lpad(us_cell(p.lib_forward_median_us, p.lib_status, "%.2f"), 13)
+       << lpad(ratio_cell(p.ratio_forward), 8)
+       << lpad(us_cell(p.model_step_median_us, p.model_status, "%.1f"), 15)
+       << lpad(us_cell(p.lib_step_median_us, p.lib_status, "%.1f"), 13) << lpad(ratio_cell(p.ratio_step), 11)
+       << "  " << ref_cell(p.lib_ref_pass) << "\n";
+  if (!c.library_without_model.empty()) {
+    os << "\nlibrary rows without a model row (" << c.library_without_model.size() << "):\n";
+    for (const auto& k : c.library_without_model) os << "  " << k << "\n";
+  }
+  if (!c.model_without_library.empty())
+    os << "\nmodel rows without a library row: " << c.model_without_library.size() << "\n";
+  for (const PeerMemory& m : c.memory) {
+    os << "\nconstruct memory, " << m.model_backend << " (modelled) vs " << m.lib_backend << " (measured)";
+    if (m.case_id.empty()) {
+      os << ": needs the JSON reports (no paired case where both rows carry a ledger)\n";
+      continue;
+    }
+    os << ", " << m.case_id << " " << m.timing << "; difference = library - modelled:\n";
+    std::size_t wt = 5;
+    for (const PeerTagLine& l : m.lines) wt = std::max(wt, l.tag.size());
+    for (const PeerTagLine& l : m.lines)
+      os << "  " << pad(l.tag, wt + 2) << pad(l.kind, 8)
+         << lpad(l.model_bytes ? with_commas(*l.model_bytes) : "-", 16)
+         << lpad(l.lib_bytes ? with_commas(*l.lib_bytes) : "-", 16)
+         << lpad(l.difference() ? with_commas(*l.difference()) : "-", 16) << "\n";
+    for (const PeerKindTotal& t : m.totals)
+      os << "  " << pad("total " + t.kind, wt + 2) << pad(t.kind, 8) << lpad(with_commas(t.model_bytes), 16)
+         << lpad(with_commas(t.lib_bytes), 16) << lpad(with_commas(t.lib_bytes - t.model_bytes), 16) << "\n";
+  }
+  for (const std::string& e : library_env_lines(c)) os << "\nlibrary environment: " << e << "\n";
+  if (!c.warnings.empty()) {
+    os << "\nwarnings:\n";
+    for (const auto& w : c.warnings) os << "  " << w << "\n";
+  }
+  os << "\nsummary (ratio = model / library; > 1 = attnbench slower):\n";
+  for (const std::string& l : peer_summary_lines(c)) os << "  " << l << "\n";
+  if (c.summary.empty()) os << "  no library row has a model row of the same case and timing\n";
+}
+
+namespace {
+
+std::string csv_number(const std::optional<double>& v) {
+  if (!v) return "";
+  std::ostringstream os;
+  os << std::setprecision(17) << *v;
+  return os.str();
+}
+
+std::string csv_text(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string csv_bool(const std::optional<bool>& v) { return v ? (*v ? "1" : "0") : ""; }
+
+}  // namespace
+
+void write_peer_csv(std::ostream& os, const PeerComparison& c) {
+  os << "case_id,timing,model_backend,library_backend,model_status,library_status,model_forward_median_us,"
+        "library_forward_median_us,ratio_forward,model_step_median_us,library_step_median_us,ratio_step,"
+        "model_metadata_median_us,library_metadata_median_us,model_step_p10_us,model_step_p90_us,library_"
+        "step_p10_us,"
+        "library_step_p90_us,model_ref_pass,library_ref_pass\n";
+  for (const PeerPair& p : c.pairs)
+    os << csv_text(p.case_id) << ',' << csv_text(p.timing) << ',' << csv_text(p.model_backend) << ','
+       << csv_text(p.lib_backend) << ',' << csv_text(p.model_status) << ',' << csv_text(p.lib_status) << ','
+       << csv_number(p.model_forward_median_us) << ',' << csv_number(p.lib_forward_median_us) << ','
+       << csv_number(p.ratio_forward) << ',' << csv_number(p.model_step_median_us) << ','
+       << csv_number(p.lib_step_median_us) << ',' << csv_number(p.ratio_step) << ','
+       << csv_number(p.model_metadata_median_us) << ',' << csv_number(p.lib_metadata_median_us) << ','
+       << csv_number(p.model_step_p10_us) << ',' << csv_number(p.model_step_p90_us) << ','
+       << csv_number(p.lib_step_p10_us) << ',' << csv_number(p.lib_step_p90_us) << ','
+       << csv_bool(p.model_ref_pass) << ',' << csv_bool(p.lib_ref_pass) << '\n';
+}
+
+void write_peer_json(std::ostream& os, const PeerComparison& c, const std::string& line) {
+  using oj = nlohmann::ordered_json;
+  const auto num = [](const std::optional<double>& v) { return v ? oj(*v) : oj(); };
+  const auto boolean = [](const std::optional<bool>& v) { return v ? oj(*v) : oj(); };
+  const auto bytes = [](const std::optional<std::int64_t>& v) { return v ? oj(*v) : oj(); };
+  oj j;
+  j["schema"] = "attnbench.peers";
+  j["schema_version"] = 1;
+  j["comparison"] = line;
+  j["slow_ratio"] = c.slow_ratio;
+  j["summary"] = oj::array();
+  for (const PeerSummary& s : c.summary) {
+    oj slow = oj::array();
+    for (const auto& [id, r] : s.slow) slow.push_back({{"case_id", id}, {"ratio_forward", r}});
+    j["summary"].push_back({{"model_backend", s.model_backend},
+                            {"library_backend", s.lib_backend},
+                            {"timing", s.timing},
+                            {"count", s.count},
+                            {"ratio_forward_median", s.count ? oj(s.median) : oj()},
+                            {"ratio_forward_min", s.count ? oj(s.min) : oj()},
+                            {"ratio_forward_max", s.count ? oj(s.max) : oj()},
+                            {"ratio_step_median", num(s.step_median)},
+                            {"not_compared", s.not_compared},
+                            {"slow", slow}});
+  }
+  j["summary_lines"] = peer_summary_lines(c);
+  j["pairs"] = oj::array();
+  for (const PeerPair& p : c.pairs)
+    j["pairs"].push_back({{"case_id", p.case_id},
+                          {"timing", p.timing},
+                          {"model_backend", p.model_backend},
+                          {"library_backend", p.lib_backend},
+                          {"model_status", p.model_status},
+                          {"library_status", p.lib_status},
+                          {"model_forward_median_us", num(p.model_forward_median_us)},
+                          {"library_forward_median_us", num(p.lib_forward_median_us)},
+                          {"ratio_forward", num(p.ratio_forward)},
+                          {"model_step_median_us", num(p.model_step_median_us)},
+                          {"library_step_median_us", num(p.lib_step_median_us)},
+                          {"ratio_step", num(p.ratio_step)},
+                          {"model_metadata_median_us", num(p.model_metadata_median_us)},
+                          {"library_metadata_median_us", num(p.lib_metadata_median_us)},
+                          {"model_step_p10_us", num(p.model_step_p10_us)},
+                          {"model_step_p90_us", num(p.model_step_p90_us)},
+                          {"library_step_p10_us", num(p.lib_step_p10_us)},
+                          {"library_step_p90_us", num(p.lib_step_p90_us)},
+                          {"model_ref_pass", boolean(p.model_ref_pass)},
+                          {"library_ref_pass", boolean(p.lib_ref_pass)}});
+  j["memory"] = oj::array();
+  for (const PeerMemory& m : c.memory) {
+    oj tags = oj::array(), totals = oj::array();
+    for (const PeerTagLine& l : m.lines)
+      tags.push_back({{"tag", l.tag},
+                      {"kind", l.kind},
+                      {"model_bytes", bytes(l.model_bytes)},
+                      {"library_bytes", bytes(l.lib_bytes)},
+                      {"difference_bytes", bytes(l.difference())}});
+    for (const PeerKindTotal& t : m.totals)
+      totals.push_back({{"kind", t.kind},
+                        {"model_bytes", t.model_bytes},
+                        {"library_bytes", t.lib_bytes},
+                        {"difference_bytes", t.lib_bytes - t.model_bytes}});
+    j["memory"].push_back({{"model_backend", m.model_backend},
+                           {"library_backend", m.lib_backend},
+                           {"case_id", m.case_id.empty() ? oj() : oj(m.case_id)},
+                           {"timing", m.timing.empty() ? oj() : oj(m.timing)},
+                           {"phase", "construct"},
+                           {"tags", tags},
+                           {"totals", totals}});
+  }
+  j["library_without_model"] = c.library_without_model;
+  j["model_without_library"] = c.model_without_library;
+  j["library_environments"] = oj::array();
+  for (const Environment& e : c.library_environments) {
+    oj o = oj::object();
+    for (const auto& [k, v] : e) o[k] = v;
+    j["library_environments"].push_back(o);
+  }
+  j["warnings"] = c.warnings;
+  os << std::setw(2) << j << "\n";
+}
+
+}  // namespace attnbench

@@ -1,0 +1,78 @@
+#include "runner/case_list.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "backends/flashinfer_backend.hpp"
+#include "backends/trtllm_mha_backend.hpp"
+#include "device/cpu_device.hpp"
+#include "engine/model_runner.hpp"
+#include "report/results_csv.hpp"
+
+namespace attnbench {
+
+namespace {
+
+template <class T>
+std::string join(const std::vector<T>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ";" : "") + std::to_string(v[i]);
+  return out;
+}
+
+std::string number(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form, no locale
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+const std::vector<std::string>& case_list_columns() {
+  static const std::vector<std::string> k = {
+      "case_list_version", "case_id", "mode", "model", "architecture", "layers", "num_qo_heads", "num_kv_heads",
+      "num_attention_heads", "head_dim", "dtype", "page_size", "batch", "q_tokens", "prefix_lens", "new_lens",
+      "draft_tokens", "seed", "sinks", "layer_windows", "sm_scale", "context_len", "max_running_requests",
+      "cuda_graph_max_bs", "flashinfer_workspace_bytes", "flashinfer_use_tensor_cores", "flashinfer_use_paged",
+      "trtllm_workspace_bytes", "timings", "warmup", "min_samples", "max_samples", "target_spread_pct",
+      "time_budget_s", "flush_l2"};
+  return k;
+}
+
+void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const RunSettings& s,
+                         const std::vector<std::string>& timings) {
+  const auto& cols = case_list_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) os << (i ? "," : "") << cols[i];
+  os << "\n";
+  std::string timing_list;
+  for (const auto& t : timings) timing_list += (timing_list.empty() ? "" : ";") + t;
+  for (const Case& c : cases) {
+    const ModelConfig& m = c.model;
+    // The backends' constructors decide these from the model and the environment; ask them, on a CPU device
+    // that allocates nothing here.
+    CpuDevice dev;
+    ModelRunner fi_runner(dev, m, c.server), tr_runner(dev, m, c.server);
+    const std::int64_t fi_ws = FlashInferBackend::float_workspace_bytes(fi_runner);
+    const bool tensor_cores = FlashInferBackend::use_tensor_cores(fi_runner);
+    const std::int64_t tr_ws = TrtllmMhaImpl::workspace_bytes_at_entry(tr_runner);
+    std::vector<int> windows;
+    for (int l = 0; l < m.num_layers; ++l) windows.push_back(m.layer_sliding_window_size(l));
+    const std::vector<std::string> cells = {
+        std::to_string(kCaseListSchemaVersion), csv_field(c.id), std::string(forward_mode_name(c.mode)), csv_field(m.name),
+        m.architecture, std::to_string(m.num_layers), std::to_string(m.num_qo_heads()), std::to_string(m.num_kv_heads()),
+        std::to_string(m.num_attention_heads), std::to_string(m.head_dim), std::string(dtype_name(m.dtype)),
+        std::to_string(c.server.page_size), std::to_string(c.batch), std::to_string(c.q_tokens()), join(c.prefix_lens),
+        join(c.new_lens), std::to_string(c.draft_tokens), std::to_string(c.seed), c.sinks ? "1" : "0", join(windows),
+        // The layer's float scaling, as the workload sets it (1 / sqrt(head_dim) in float).
+        number(static_cast<double>(1.0f / std::sqrt(static_cast<float>(m.head_dim)))),
+        std::to_string(c.server.effective_context_len(m)), std::to_string(c.server.max_running_requests),
+        std::to_string(c.server.cuda_graph_max_bs), std::to_string(fi_ws), tensor_cores ? "1" : "0",
+        c.server.env_flashinfer_use_paged ? "1" : "0", std::to_string(tr_ws), timing_list,
+        std::to_string(s.sampling.warmup), std::to_string(s.sampling.min_samples), std::to_string(s.sampling.max_samples),
+        number(s.sampling.target_spread_pct), number(s.sampling.time_budget_s), s.flush_l2 ? "1" : "0"};
+    for (std::size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];
+    os << "\n";
+  }
+}
+
+}  // namespace attnbench

@@ -1,0 +1,483 @@
+// Model vs library: pairing library rows (*_lib) with their model twins, the ratios and their summary (with
+// the cases beyond 1.5x), the construction memory per ledger tag, the Markdown section of `report`, and the
+// CLI: `report --peers`, `compare` in peer mode, and the refusals.
+#include "report/peers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "report/markdown.hpp"
+#include "report/results_json.hpp"
+#include "support/test_util.hpp"
+
+namespace attnbench {
+namespace {
+
+using test::run_attnbench;
+using test::TempDir;
+
+const char* kCaseA = "decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16";
+const char* kCaseB = "decode/llama-3.1-8b/L=6/b=8/kv=1024/p=64/bf16";
+const char* kCaseC = "decode/llama-3.1-8b/L=6/b=1/kv=512/p=64/bf16";
+
+// An ok row with forward (one layer) and step medians; p10 / p90 at -1% / +2%.
+ResultRow row(const std::string& case_id, const std::string& backend, const std::string& timing,
+              double forward, double step) {
+  ResultRow r;
+  r.case_id = case_id;
+  r.backend = backend;
+  r.device = "NVIDIA H200";
+  r.mode = "decode";
+  r.timing = timing;
+  r.status = "ok";
+  r.model = "llama-3.1-8b";
+  r.layers = 6;
+  r.batch = 64;
+  r.q_tokens = 64;
+  r.num_qo_heads = 32;
+  r.num_kv_heads = 8;
+  r.head_dim = 128;
+  r.page_size = 64;
+  r.dtype = "bf16";
+  r.samples = 30;
+  r.forward_median_us = forward;
+  r.step_median_us = step;
+  r.step_p10_us = step * 0.99;
+  r.step_p90_us = step * 1.02;
+  r.metadata_median_us = 5.0;
+  r.ref_pass = true;
+  return r;
+}
+
+ResultRow::LedgerGroup entry(const std::string& tag, const std::string& kind, std::int64_t bytes,
+                             const std::string& phase = "construct") {
+  return {phase, tag, kind, bytes, false, 1};
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+const PeerPair* find_pair(const PeerComparison& c, const std::string& case_id, const std::string& lib,
+                          const std::string& timing) {
+  for (const PeerPair& p : c.pairs)
+    if (p.case_id == case_id && p.lib_backend == lib && p.timing == timing) return &p;
+  return nullptr;
+}
+
+TEST(PeersNames, LibrarySuffixAndTwins) {
+  EXPECT_TRUE(is_library_backend("flashinfer_lib"));
+  EXPECT_TRUE(is_library_backend("trtllm_lib"));
+  EXPECT_FALSE(is_library_backend("flashinfer"));
+  EXPECT_FALSE(is_library_backend("trtllm_mha_legacy"));
+  EXPECT_FALSE(is_library_backend("_lib"));
+  EXPECT_FALSE(is_library_backend("lib_flashinfer"));
+  EXPECT_EQ(model_twin_of("flashinfer_lib"), "flashinfer");
+  EXPECT_EQ(model_twin_of("trtllm_lib"), "trtllm_mha");
+  EXPECT_FALSE(model_twin_of("cudnn_lib"));
+  EXPECT_FALSE(model_twin_of("flashinfer"));
+}
+
+TEST(PeersPairing, MatchesByCaseTimingAndTwinAndListsTheUnmatched) {
+  const std::vector<ResultRow> model = {
+      row(kCaseA, "flashinfer", "eager", 30, 400), row(kCaseA, "flashinfer", "graph", 28, 300),
+      row(kCaseA, "trtllm_mha", "eager", 20, 200), row(kCaseA, "trtllm_mha_legacy", "eager", 99, 999),
+      row(kCaseB, "flashinfer", "eager", 10, 100),
+  };
+  const std::vector<ResultRow> lib = {
+      row(kCaseA, "flashinfer_lib", "eager", 20, 250),
+      row(kCaseA, "flashinfer_lib", "graph", 28, 310),
+      row(kCaseA, "trtllm_lib", "eager", 25, 160),
+      row(kCaseC, "flashinfer_lib", "eager", 5, 50),
+      row(kCaseA, "cudnn_lib", "eager", 1, 10),
+      row(kCaseA, "flashinfer", "eager", 1, 1),  // a model row among the library rows: ignored
+  };
+  const PeerComparison c = compare_peers(model, lib);
+  ASSERT_EQ(c.pairs.size(), 3u);
+  const PeerPair* fe = find_pair(c, kCaseA, "flashinfer_lib", "eager");
+  const PeerPair* fg = find_pair(c, kCaseA, "flashinfer_lib", "graph");
+  const PeerPair* te = find_pair(c, kCaseA, "trtllm_lib", "eager");
+  ASSERT_TRUE(fe && fg && te);
+  EXPECT_EQ(fe->model_backend, "flashinfer");
+  EXPECT_DOUBLE_EQ(*fe->model_forward_median_us, 30);  // the eager model row, not the graph one
+  EXPECT_DOUBLE_EQ(*fg->model_forward_median_us, 28);
+  // trtllm_lib pairs with trtllm_mha (forward 20), never with trtllm_mha_legacy (forward 99).
+  EXPECT_EQ(te->model_backend, "trtllm_mha");
+  EXPECT_DOUBLE_EQ(*te->model_forward_median_us, 20);
+
+  ASSERT_EQ(c.library_without_model.size(), 2u);
+  EXPECT_EQ(c.library_without_model[0], std::string(kCaseC) + "|flashinfer_lib|eager");
+  EXPECT_TRUE(has(c.library_without_model[1], "cudnn_lib")) << c.library_without_model[1];
+  EXPECT_TRUE(has(c.library_without_model[1], "no twin")) << c.library_without_model[1];
+  // Model rows of twin backends without a library row; trtllm_mha_legacy has no library counterpart at all.
+  ASSERT_EQ(c.model_without_library.size(), 1u);
+  EXPECT_EQ(c.model_without_library[0], std::string(kCaseB) + "|flashinfer|eager");
+}
+
+TEST(PeersPairing, RatiosAreModelOverLibrary) {
+  const PeerComparison c = compare_peers({row(kCaseA, "flashinfer", "eager", 30, 400)},
+                                         {row(kCaseA, "flashinfer_lib", "eager", 20, 250)});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  const PeerPair& p = c.pairs[0];
+  ASSERT_TRUE(p.ratio_forward && p.ratio_step);
+  EXPECT_DOUBLE_EQ(*p.ratio_forward, 1.5);  // 30 / 20
+  EXPECT_DOUBLE_EQ(*p.ratio_step, 1.6);     // 400 / 250
+  EXPECT_DOUBLE_EQ(*p.model_step_median_us, 400);
+  EXPECT_DOUBLE_EQ(*p.lib_step_median_us, 250);
+  EXPECT_DOUBLE_EQ(*p.model_step_p10_us, 396);
+  EXPECT_DOUBLE_EQ(*p.lib_step_p90_us, 255);
+  EXPECT_DOUBLE_EQ(*p.lib_metadata_median_us, 5.0);
+  EXPECT_EQ(p.model_ref_pass, true);
+  EXPECT_EQ(p.lib_ref_pass, true);
+
+  // A missing or zero library figure gives no ratio (never inf).
+  ResultRow lib = row(kCaseA, "flashinfer_lib", "eager", 0, 250);
+  lib.step_median_us.reset();
+  const PeerComparison z = compare_peers({row(kCaseA, "flashinfer", "eager", 30, 400)}, {lib});
+  ASSERT_EQ(z.pairs.size(), 1u);
+  EXPECT_FALSE(z.pairs[0].ratio_forward);
+  EXPECT_FALSE(z.pairs[0].ratio_step);
+}
+
+TEST(PeersPairing, RowsNotOkArePairedWithTheirStatusesAndNoRatio) {
+  ResultRow skipped = row(kCaseA, "trtllm_lib", "eager", 20, 200);
+  skipped.status = "skipped";
+  ResultRow failed = row(kCaseA, "flashinfer", "graph", 30, 300);
+  failed.status = "failed";
+  const PeerComparison c = compare_peers(
+      {row(kCaseA, "trtllm_mha", "eager", 30, 300), failed, row(kCaseA, "flashinfer", "eager", 30, 300)},
+      {skipped, row(kCaseA, "flashinfer_lib", "graph", 20, 200),
+       row(kCaseA, "flashinfer_lib", "eager", 20, 200)});
+  ASSERT_EQ(c.pairs.size(), 3u);
+  const PeerPair* s = find_pair(c, kCaseA, "trtllm_lib", "eager");
+  const PeerPair* f = find_pair(c, kCaseA, "flashinfer_lib", "graph");
+  ASSERT_TRUE(s && f);
+  EXPECT_EQ(s->lib_status, "skipped");
+  EXPECT_EQ(s->model_status, "ok");
+  EXPECT_FALSE(s->ratio_forward);
+  EXPECT_FALSE(s->ratio_step);
+  EXPECT_EQ(f->model_status, "failed");
+  EXPECT_FALSE(f->ratio_forward);
+  EXPECT_TRUE(find_pair(c, kCaseA, "flashinfer_lib", "eager")->ratio_forward);
+  int not_compared = 0;
+  for (const PeerSummary& x : c.summary) not_compared += x.not_compared;
+  EXPECT_EQ(not_compared, 2);
+
+  std::ostringstream os;
+  write_peer_markdown(os, c);
+  EXPECT_TRUE(has(os.str(), "| skipped |")) << os.str();
+  EXPECT_TRUE(has(os.str(), "| failed |")) << os.str();
+}
+
+TEST(PeersSummary, MedianMinMaxAndTheCasesBeyondOneAndAHalf) {
+  // Forward ratios 0.9, 1.2, 1.5 (not beyond: strictly greater counts), 1.6, 2.0 in eager; one graph pair.
+  const std::vector<std::pair<std::string, double>> ratios = {
+      {"c/0.9", 0.9}, {"c/1.6", 1.6}, {"c/1.2", 1.2}, {"c/2.0", 2.0}, {"c/1.5", 1.5}};
+  std::vector<ResultRow> model, lib;
+  for (const auto& [id, r] : ratios) {
+    model.push_back(row(id, "flashinfer", "eager", 10 * r, 100));
+    lib.push_back(row(id, "flashinfer_lib", "eager", 10, 100));
+  }
+  model.push_back(row("c/g", "flashinfer", "graph", 30, 100));
+  lib.push_back(row("c/g", "flashinfer_lib", "graph", 10, 100));
+  const PeerComparison c = compare_peers(model, lib);
+  ASSERT_EQ(c.summary.size(), 2u);
+  const PeerSummary& e = c.summary[0];
+  EXPECT_EQ(e.timing, "eager");
+  EXPECT_EQ(e.model_backend, "flashinfer");
+  EXPECT_EQ(e.lib_backend, "flashinfer_lib");
+  EXPECT_EQ(e.count, 5);
+  EXPECT_NEAR(e.median, 1.5, 1e-12);
+  EXPECT_NEAR(e.min, 0.9, 1e-12);
+  EXPECT_NEAR(e.max, 2.0, 1e-12);
+  ASSERT_TRUE(e.step_median);
+  EXPECT_DOUBLE_EQ(*e.step_median, 1.0);
+  ASSERT_EQ(e.slow.size(), 2u);  // 2.0 and 1.6, largest first; 1.5 is not beyond 1.5
+  EXPECT_EQ(e.slow[0].first, "c/2.0");
+  EXPECT_EQ(e.slow[1].first, "c/1.6");
+  const PeerSummary& g = c.summary[1];
+  EXPECT_EQ(g.timing, "graph");
+  EXPECT_EQ(g.count, 1);
+  EXPECT_NEAR(g.median, 3.0, 1e-12);
+  ASSERT_EQ(g.slow.size(), 1u);
+
+  const std::vector<std::string> lines = peer_summary_lines(c);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(has(lines[0],
+                  "flashinfer / flashinfer_lib eager: 5 cases, per-layer ratio median 1.500 (min 0.900, "
+                  "max 2.000)"))
+      << lines[0];
+  EXPECT_TRUE(has(lines[0], "2 above 1.5x: c/2.0 (2.000), c/1.6 (1.600)")) << lines[0];
+  EXPECT_FALSE(has(lines[0], "c/1.5 (")) << lines[0];
+}
+
+TEST(PeersMemory, PerTagDifferencesWithTagsMissingOnEitherSide) {
+  ResultRow m1 = row(kCaseA, "flashinfer", "eager", 30, 400),
+            l1 = row(kCaseA, "flashinfer_lib", "eager", 20, 250);
+  ResultRow m2 = row(kCaseB, "flashinfer", "eager", 30, 400),
+            l2 = row(kCaseB, "flashinfer_lib", "eager", 20, 250);
+  // Case A: only the model has a ledger, so case B is the one used.
+  m1.ledger = {entry("flashinfer.workspace_buffer", "device", 1)};
+  m2.ledger = {
+      entry("flashinfer.workspace_buffer", "device", 402653184),
+      entry("flashinfer.decode_wrappers[0].int_workspace", "device", 8388608),
+      entry("flashinfer.decode_wrappers[0].pin_memory_int_workspace", "pinned", 8388608),
+      entry("flashinfer.kv_indptr[0]", "device", 16388),  // modelled, the library lacks it
+      entry("flashinfer.cuda_graph_kv_indices", "device", 777, "graph_state"),  // not the construct phase
+  };
+  l2.ledger = {
+      entry("flashinfer.workspace_buffer", "device", 402653184),
+      entry("flashinfer.decode_wrappers[0].int_workspace", "device", 8388608 + 4096),
+      entry("flashinfer.decode_wrappers[0].pin_memory_int_workspace", "pinned", 8388608),
+      entry("flashinfer.prefill_wrapper_ragged.int_workspace", "device", 1000),  // measured only
+  };
+  const PeerComparison c = compare_peers({m1, m2}, {l1, l2});
+  ASSERT_EQ(c.memory.size(), 1u);
+  const PeerMemory& pm = c.memory[0];
+  EXPECT_EQ(pm.case_id, kCaseB);
+  EXPECT_EQ(pm.model_backend, "flashinfer");
+  EXPECT_EQ(pm.lib_backend, "flashinfer_lib");
+  ASSERT_EQ(pm.lines.size(), 5u);  // sorted by tag; the graph_state entry left out
+  const auto line = [&](const std::string& tag) -> const PeerTagLine& {
+    const auto it =
+        std::find_if(pm.lines.begin(), pm.lines.end(), [&](const PeerTagLine& l) { return l.tag == tag; });
+    EXPECT_NE(it, pm.lines.end()) << tag;
+    return *it;
+  };
+  EXPECT_TRUE(std::is_sorted(pm.lines.begin(), pm.lines.end(),
+                             [](const PeerTagLine& a, const PeerTagLine& b) { return a.tag < b.tag; }));
+  EXPECT_EQ(line("flashinfer.workspace_buffer").difference(), 0);
+  EXPECT_EQ(line("flashinfer.decode_wrappers[0].int_workspace").difference(), 4096);
+  EXPECT_EQ(line("flashinfer.decode_wrappers[0].pin_memory_int_workspace").kind, "pinned");
+  const PeerTagLine& only_model = line("flashinfer.kv_indptr[0]");
+  EXPECT_EQ(only_model.model_bytes, 16388);
+  EXPECT_FALSE(only_model.lib_bytes);
+  EXPECT_FALSE(only_model.difference());
+  const PeerTagLine& only_lib = line("flashinfer.prefill_wrapper_ragged.int_workspace");
+  EXPECT_FALSE(only_lib.model_bytes);
+  EXPECT_EQ(only_lib.lib_bytes, 1000);
+  EXPECT_EQ(only_lib.kind, "device");
+  // Totals per kind over each side's own tags: device first, then pinned.
+  ASSERT_EQ(pm.totals.size(), 2u);
+  EXPECT_EQ(pm.totals[0].kind, "device");
+  EXPECT_EQ(pm.totals[0].model_bytes, 402653184 + 8388608 + 16388);
+  EXPECT_EQ(pm.totals[0].lib_bytes, 402653184 + 8388608 + 4096 + 1000);
+  EXPECT_EQ(pm.totals[1].kind, "pinned");
+  EXPECT_EQ(pm.totals[1].model_bytes, 8388608);
+  EXPECT_EQ(pm.totals[1].lib_bytes, 8388608);
+
+  std::ostringstream os;
+  write_peer_markdown(os, c);
+  const std::string s = os.str();
+  EXPECT_TRUE(has(s, "### Wrapper memory, modelled vs measured")) << s;
+  EXPECT_TRUE(has(s, "| `flashinfer.kv_indptr[0]` | device | 16,388 (16.00 KiB) | - | - |")) << s;
+  EXPECT_TRUE(
+      has(s,
+          "| `flashinfer.decode_wrappers[0].int_workspace` | device | 8,388,608 (8.00 MiB) | 8,392,704 "
+          "(8.00 MiB) | +4,096 (+4.00 KiB) |"))
+      << s;
+  EXPECT_TRUE(
+      has(s, "| `flashinfer.prefill_wrapper_ragged.int_workspace` | device | - | 1,000 (1000 B) | - |"))
+      << s;
+  EXPECT_TRUE(has(s, "| **total pinned** | pinned | 8,388,608 (8.00 MiB) | 8,388,608 (8.00 MiB) | 0 |")) << s;
+  EXPECT_FALSE(has(s, "needs the JSON reports")) << s;
+}
+
+TEST(PeersMemory, WithoutLedgersTheSectionAsksForTheJsonReports) {
+  const PeerComparison c = compare_peers({row(kCaseA, "trtllm_mha", "eager", 30, 400)},
+                                         {row(kCaseA, "trtllm_lib", "eager", 20, 250)});
+  ASSERT_EQ(c.memory.size(), 1u);
+  EXPECT_TRUE(c.memory[0].case_id.empty());
+  EXPECT_TRUE(c.memory[0].lines.empty());
+  std::ostringstream os;
+  write_peer_markdown(os, c);
+  EXPECT_TRUE(has(os.str(), "**trtllm_mha vs trtllm_lib**: needs the JSON reports")) << os.str();
+}
+
+ResultSet model_set() {
+  ResultSet s;
+  s.rows = {row(kCaseA, "flashinfer", "eager", 30, 400), row(kCaseA, "trtllm_mha", "eager", 20, 300),
+            row(kCaseA, "trtllm_mha_legacy", "eager", 20, 310)};
+  s.environment = {{"gpu_name", "NVIDIA H200"}, {"attnbench_version", "0.1.0"}};
+  s.command = "attnbench run --config configs/h200.toml";
+  return s;
+}
+
+ResultSet library_set() {
+  ResultSet s;
+  s.rows = {row(kCaseA, "flashinfer_lib", "eager", 10, 250), row(kCaseA, "trtllm_lib", "eager", 16, 240)};
+  s.rows[0].ledger = {entry("flashinfer.workspace_buffer", "device", 402653184)};
+  s.environment = {{"gpu_name", "NVIDIA H200"}, {"flashinfer_version", "0.2.14"}, {"torch_version", "2.8.0"}};
+  return s;
+}
+
+std::string report(const ResultSet& s, const std::vector<ResultSet>& peers = {}) {
+  std::ostringstream os;
+  write_markdown_report(os, s, nullptr, "", peers);
+  return os.str();
+}
+
+TEST(PeersMarkdown, SectionOnlyWithLibraryRows) {
+  const std::string without = report(model_set());
+  EXPECT_FALSE(has(without, "Model vs library")) << without;
+
+  const std::string with = report(model_set(), {library_set()});
+  const auto at = with.find("## Model vs library");
+  ASSERT_NE(at, std::string::npos) << with;
+  // Everything before the section is the report without peers.
+  EXPECT_EQ(with.substr(0, without.size()), without);
+  const std::string sec = with.substr(at);
+  EXPECT_TRUE(has(sec, "a ratio > 1 means attnbench is slower")) << sec;
+  EXPECT_TRUE(has(sec, "Library environment: FlashInfer 0.2.14, torch 2.8.0, NVIDIA H200.")) << sec;
+  EXPECT_TRUE(has(sec, "- flashinfer / flashinfer_lib eager: 1 case, per-layer ratio median 3.000")) << sec;
+  EXPECT_TRUE(has(sec, "1 above 1.5x: " + std::string(kCaseA) + " (3.000)")) << sec;
+  EXPECT_TRUE(has(sec, "- trtllm_mha / trtllm_lib eager: 1 case, per-layer ratio median 1.250")) << sec;
+  EXPECT_TRUE(has(sec, "0 above 1.5x")) << sec;
+  EXPECT_TRUE(has(sec, "### flashinfer vs flashinfer_lib")) << sec;
+  EXPECT_TRUE(
+      has(sec,
+          "| case | timing | model µs/layer | library µs/layer | ratio | model step µs | library step µs "
+          "| step ratio | library reference check |"))
+      << sec;
+  EXPECT_TRUE(has(sec, "| `" + std::string(kCaseA) +
+                           "` | eager | 30.00 | 10.00 | 3.000 | 400.0 | 250.0 | 1.600 | pass |"))
+      << sec;
+  // flashinfer's model row has no ledger here: the memory table needs the JSON reports.
+  EXPECT_TRUE(has(sec, "**flashinfer vs flashinfer_lib**: needs the JSON reports")) << sec;
+}
+
+TEST(PeersMarkdown, MergedFileUsesItsLibraryRowsAsPeersAndKeepsThemOutOfTheRest) {
+  ResultSet merged = model_set();
+  for (const ResultRow& r : library_set().rows) merged.rows.push_back(r);
+  const std::string s = report(merged);
+  ASSERT_TRUE(has(s, "## Model vs library")) << s;
+  // The model report counts the three model rows only, and no library backend gets a latency column.
+  EXPECT_TRUE(has(s, "- **Correctness:** 3 rows")) << s;
+  const std::string before = s.substr(0, s.find("## Model vs library"));
+  EXPECT_FALSE(has(before, "flashinfer_lib")) << before;
+  EXPECT_TRUE(has(s, "| `" + std::string(kCaseA) + "` | eager | 20.00 | 16.00 | 1.250 |")) << s;
+  // A GPU mismatch between the model run and the library run is said in the section.
+  ResultSet other = library_set();
+  other.environment = {{"gpu_name", "NVIDIA H100"}};
+  EXPECT_TRUE(has(report(model_set(), {other}), "attnbench ran on NVIDIA H200, the library on NVIDIA H100"));
+}
+
+TEST(PeersLoad, PeerFilesMustHoldLibraryRowsOnly) {
+  TempDir d;
+  write_results_json(d.file("lib.json"), library_set().environment, "bench_libraries.py", library_set().rows);
+  write_results_json(d.file("model.json"), model_set().environment, "attnbench run", model_set().rows);
+  const ResultSet ok = load_peer_set(d.file("lib.json"));
+  ASSERT_EQ(ok.rows.size(), 2u);
+  EXPECT_EQ(ok.rows[0].backend, "flashinfer_lib");
+  EXPECT_EQ(ok.rows[0].ledger.size(), 1u);
+  try {
+    load_peer_set(d.file("model.json"));
+    FAIL() << "a model file was accepted as --peers";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("--peers " + d.file("model.json"), 0), 0u) << what;
+    EXPECT_TRUE(has(what, "'flashinfer'")) << what;
+  }
+  EXPECT_THROW(load_peer_set(d.file("missing.json")), InputError);
+}
+
+TEST(PeersMode, DetectedOnlyWhenOneSideIsAllLibrary) {
+  const ResultSet m = model_set(), l = library_set();
+  ResultSet merged = m;
+  merged.rows.push_back(l.rows[0]);
+  EXPECT_EQ(detect_peer_mode(m, l), PeerSide::base_is_model);
+  EXPECT_EQ(detect_peer_mode(l, m), PeerSide::new_is_model);
+  EXPECT_EQ(detect_peer_mode(merged, l), PeerSide::base_is_model);
+  EXPECT_FALSE(detect_peer_mode(m, m));
+  EXPECT_FALSE(detect_peer_mode(m, merged));
+  EXPECT_FALSE(detect_peer_mode(l, l));
+  EXPECT_FALSE(detect_peer_mode(m, ResultSet{}));
+}
+
+// ---- the binary ------------------------------------------------------------------------------------------
+
+struct PeerFiles {
+  TempDir d;
+  std::string model, lib, lib_h100;
+  PeerFiles() : model(d.file("model.json")), lib(d.file("lib.json")), lib_h100(d.file("lib-h100.json")) {
+    write_results_json(model, model_set().environment, "attnbench run", model_set().rows);
+    write_results_json(lib, library_set().environment, "bench_libraries.py", library_set().rows);
+    write_results_json(lib_h100, {{"gpu_name", "NVIDIA H100"}}, "bench_libraries.py", library_set().rows);
+  }
+};
+
+TEST(PeersCli, CompareSwitchesToPeerModeAndExitsZero) {
+  PeerFiles f;
+  const auto t = run_attnbench("compare " + f.model + " " + f.lib, f.d);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(t.out.rfind("peer comparison: model rows of BASE vs library rows of NEW\n", 0), 0u) << t.out;
+  EXPECT_TRUE(has(t.out, "flashinfer / flashinfer_lib eager: 1 case, per-layer ratio median 3.000")) << t.out;
+  EXPECT_FALSE(has(t.out, "compare: PASS")) << t.out;  // not the regression gate
+
+  const auto r = run_attnbench("compare " + f.lib + " " + f.model + " --format md", f.d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("peer comparison: model rows of NEW vs library rows of BASE\n", 0), 0u) << r.out;
+  EXPECT_TRUE(has(r.out, "## Model vs library")) << r.out;
+
+  const auto j = run_attnbench("compare " + f.model + " " + f.lib + " --format json", f.d);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["schema"], "attnbench.peers");
+  EXPECT_EQ(doc["comparison"], "peer comparison: model rows of BASE vs library rows of NEW");
+  ASSERT_EQ(doc["pairs"].size(), 2u);
+  EXPECT_DOUBLE_EQ(doc["pairs"][1]["ratio_forward"].get<double>(), 1.25);
+  EXPECT_EQ(doc["library_environments"][0]["flashinfer_version"], "0.2.14");
+
+  const auto c = run_attnbench("compare " + f.model + " " + f.lib + " --format csv", f.d);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.out.rfind("case_id,timing,model_backend,library_backend,", 0), 0u) << c.out;
+  EXPECT_TRUE(has(c.out, std::string(kCaseA) + ",eager,trtllm_mha,trtllm_lib,ok,ok,20,16,1.25,300,240,1.25,"))
+      << c.out;
+  EXPECT_TRUE(has(c.err, "peer comparison: model rows of BASE vs library rows of NEW")) << c.err;
+}
+
+TEST(PeersCli, CompareRefusesDifferentGpusUnlessAllowed) {
+  PeerFiles f;
+  const auto r = run_attnbench("compare " + f.model + " " + f.lib_h100, f.d);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.err, "BASE ran on NVIDIA H200, NEW on NVIDIA H100")) << r.err;
+  EXPECT_TRUE(has(r.err, "--allow-env-mismatch")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const auto a = run_attnbench("compare " + f.model + " " + f.lib_h100 + " --allow-env-mismatch", f.d);
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_TRUE(has(a.out, "BASE ran on NVIDIA H200, NEW on NVIDIA H100")) << a.out;
+}
+
+TEST(PeersCli, ReportWithPeersAddsTheSectionAndRefusesModelFiles) {
+  PeerFiles f;
+  const auto plain = run_attnbench("report " + f.model, f.d);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(has(plain.out, "Model vs library")) << plain.out;
+
+  // --peers takes one file each time, before or after RESULTS.
+  const auto with = run_attnbench("report --peers " + f.lib + " " + f.model + " --peers " + f.lib_h100, f.d);
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_TRUE(has(with.out, "## Model vs library")) << with.out;
+  EXPECT_EQ(with.out.substr(0, plain.out.size()), plain.out);
+  EXPECT_TRUE(
+      has(with.out, "Library environments: FlashInfer 0.2.14, torch 2.8.0, NVIDIA H200; NVIDIA H100."))
+      << with.out;
+  // The same rows twice (two --peers files): the first is used, and the section says so.
+  EXPECT_TRUE(has(with.out, "> two library rows for " + std::string(kCaseA) +
+                                "\\|flashinfer_lib\\|eager: the first is used"))
+      << with.out;
+
+  const auto bad = run_attnbench("report " + f.model + " --peers " + f.model, f.d);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(has(bad.err, "--peers")) << bad.err;
+  EXPECT_TRUE(has(bad.err, "not a library backend")) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
+}
+
+}  // namespace
+}  // namespace attnbench
