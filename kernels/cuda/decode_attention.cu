@@ -620,71 +620,116 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   }
 }
 
-// Merge of the split-KV partial states: one warp per (query row, head). Chunks with lse = -inf (no visible
-// key) are skipped, so their partial o is never read. The sink joins the denominator here.
+// Merge of the split-KV partial states. `W` warps share one (query row, head): each takes a contiguous range
+// of its chunks, skips the chunks without a visible key (lse = -inf: their partial o is never read), keeps 8
+// loads in flight, and the W partial sums are added in warp order through shared memory. W depends only on
+// the chunk count, which depends only on the batch shape, so a graph replay equals the eager launch bit for
+// bit. With one (request, KV head) unit TRTLLM's multi-CTA bound gives 2 x SMs = 264 chunks: one warp walking
+// them serially cost ~20 µs per layer (Llama-3.1-70B at TP8, b = 1; results/h200/peers). The sink joins the
+// denominator here.
+inline constexpr int kMergeWarpsPerBlock = 8;
+
+__host__ __device__ constexpr int merge_warps_per_item(int num_chunks) {
+  return num_chunks >= 128 ? 8 : num_chunks >= 64 ? 4 : num_chunks >= 32 ? 2 : 1;
+}
+
 template <bool kBf16>
-__global__ void decode_merge_kernel(const DecodeArgs a, int head_dim) {
+__global__ void __launch_bounds__(kMergeWarpsPerBlock * 32) decode_merge_kernel(const DecodeArgs a, int head_dim) {
+  __shared__ float4 partial[kMergeWarpsPerBlock][32];
   const int Hq = a.num_qo_heads;
-  const std::int64_t n = static_cast<std::int64_t>(a.total_q) * Hq;
-  const std::int64_t rh = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
-  if (rh >= n) return;
-  const int lane = threadIdx.x % 32;
-  const std::int64_t qrow = rh / Hq;
-  const int head = static_cast<int>(rh % Hq);
   const int C = a.num_chunks;
+  const int W = merge_warps_per_item(C);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int w = warp % W;  // this warp's share of the item's chunks
+  const std::int64_t n = static_cast<std::int64_t>(a.total_q) * Hq;
+  const std::int64_t rh = static_cast<std::int64_t>(blockIdx.x) * (kMergeWarpsPerBlock / W) + warp / W;
+  const bool active = rh < n;  // no early return: every warp reaches the barriers below
+  const std::int64_t qrow = active ? rh / Hq : 0;
+  const int head = active ? static_cast<int>(rh % Hq) : 0;
   const float* lse = a.part_lse + qrow * C * Hq + head;  // chunk c at lse[c * Hq]
   float M = -INFINITY;
-  for (int c = lane; c < C; c += 32) M = fmaxf(M, lse[static_cast<std::int64_t>(c) * Hq]);
+  if (active)
+    for (int c = lane; c < C; c += 32) M = fmaxf(M, lse[static_cast<std::int64_t>(c) * Hq]);
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, o));
-  const float sink = a.sinks ? a.sinks[head] : -INFINITY;
+  const float sink = active && a.sinks ? a.sinks[head] : -INFINITY;
   M = fmaxf(M, sink);
   auto* out = static_cast<std::uint16_t*>(a.o) + rh * head_dim;
-  if (M == -INFINITY) {  // nothing visible, no sink
+  const bool empty = M == -INFINITY;  // nothing visible, no sink
+  if (active && empty && w == 0) {
     for (int d = lane; d < head_dim; d += 32) out[d] = 0;
     if (lane == 0 && a.lse) a.lse[rh] = -INFINITY;
-    return;
   }
   float L = 0.0f;
-  for (int c = lane; c < C; c += 32) {
-    const float l = lse[static_cast<std::int64_t>(c) * Hq];
-    if (l != -INFINITY) L += expf(l - M);
-  }
+  if (active && !empty)
+    for (int c = lane; c < C; c += 32) {
+      const float l = lse[static_cast<std::int64_t>(c) * Hq];
+      if (l != -INFINITY) L += expf(l - M);
+    }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
   if (a.sinks) L += expf(sink - M);
   const float inv = 1.0f / L;
-  // Every partial of an existing row was written (0 where its chunk saw no key), so the loads need no
-  // branch and several chunks' loads are in flight at once; a chunk without keys weighs 0.
+  const bool work = active && !empty;
+  const int c_beg = static_cast<int>(static_cast<std::int64_t>(C) * w / W);
+  const int c_end = static_cast<int>(static_cast<std::int64_t>(C) * (w + 1) / W);
+  const std::int64_t step = static_cast<std::int64_t>(Hq) * head_dim;
   for (int d_base = 0; d_base < head_dim; d_base += 128) {  // every lane takes part in the shuffles
     const bool d_ok = d_base + lane * 4 < head_dim;
     const int d0 = d_ok ? d_base + lane * 4 : 0;
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int c0 = 0; c0 < C; c0 += 32) {
+    for (int c0 = c_beg; work && c0 < c_end; c0 += 32) {
       const int c_lane = c0 + lane;
-      const float l_lane = c_lane < C ? lse[static_cast<std::int64_t>(c_lane) * Hq] : -INFINITY;
+      const float l_lane = c_lane < c_end ? lse[static_cast<std::int64_t>(c_lane) * Hq] : -INFINITY;
       const float w_lane = l_lane == -INFINITY ? 0.0f : expf(l_lane - M);
-      const int n = min(32, C - c0);
+      unsigned live = __ballot_sync(0xffffffffu, l_lane != -INFINITY);  // warp-uniform
       const float* src = a.part_o + ((qrow * C + c0) * Hq + head) * head_dim + d0;
-      const std::int64_t step = static_cast<std::int64_t>(Hq) * head_dim;
-#pragma unroll 8
-      for (int cc = 0; cc < n; ++cc) {
-        const float w = __shfl_sync(0xffffffffu, w_lane, cc);
-        const float4 u = *reinterpret_cast<const float4*>(src + cc * step);
-        s.x += w * u.x;
-        s.y += w * u.y;
-        s.z += w * u.z;
-        s.w += w * u.w;
+      while (live) {  // up to 8 live chunks at a time, in chunk order, their loads in flight together
+        int idx[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          idx[j] = live ? __ffs(live) - 1 : -1;
+          live &= live ? live - 1 : 0u;
+        }
+        float wt[8];
+        float4 u[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          wt[j] = __shfl_sync(0xffffffffu, w_lane, idx[j] & 31);
+          u[j] = idx[j] >= 0 ? *reinterpret_cast<const float4*>(src + idx[j] * step) : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          if (idx[j] < 0) continue;
+          s.x += wt[j] * u[j].x;
+          s.y += wt[j] * u[j].y;
+          s.z += wt[j] * u[j].z;
+          s.w += wt[j] * u[j].w;
+        }
       }
     }
-    if (d_ok) {
+    if (W > 1) {
+      partial[warp][lane] = s;
+      __syncthreads();
+      if (w == 0) {
+        for (int k = 1; k < W; ++k) {
+          const float4 t = partial[warp + k][lane];
+          s.x += t.x;
+          s.y += t.y;
+          s.z += t.z;
+          s.w += t.w;
+        }
+      }
+      __syncthreads();  // `partial` is reused by the next pass
+    }
+    if (work && w == 0 && d_ok) {
       uint2 packed;
       packed.x = pack2<kBf16>(s.x * inv, s.y * inv);
       packed.y = pack2<kBf16>(s.z * inv, s.w * inv);
       *reinterpret_cast<uint2*>(out + d0) = packed;
     }
   }
-  if (lane == 0 && a.lse) a.lse[rh] = M + logf(L);
+  if (work && w == 0 && lane == 0 && a.lse) a.lse[rh] = M + logf(L);
 }
 
 // ---- generic path ------------------------------------------------------------------------------------
@@ -782,9 +827,9 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   launch_mma<kBf16, D, default_stages<D>(), 2>(a, static_cast<unsigned>(grid), stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
-    const int warps_per_block = 8;
-    decode_merge_kernel<kBf16><<<static_cast<unsigned>((rows + warps_per_block - 1) / warps_per_block),
-                                 warps_per_block * 32, 0, stream>>>(a, D);
+    const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
+    decode_merge_kernel<kBf16><<<static_cast<unsigned>((rows + items_per_block - 1) / items_per_block),
+                                 kMergeWarpsPerBlock * 32, 0, stream>>>(a, D);
     ATTNBENCH_CUDA_CHECK_LAUNCH();
   }
 }

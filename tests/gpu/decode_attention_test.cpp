@@ -479,6 +479,19 @@ TEST(DecodeAttention, SplitKv) {
   s.max_chunks = 6;
   s.seed = 599;
   check_case(*dev, s);
+  // Many chunks, most of them empty for the short rows: one KV head at B = 1 gets TRTLLM's multi-CTA bound of
+  // 2 x SMs chunks, merged by several warps per (row, head) (2, 4 and 8 warps for 40, 64 and 264 chunks).
+  for (int chunks : {40, 64, 264}) {
+    Spec m;
+    m.hq = 8;
+    m.hkv = 1;
+    m.kv_lens = {1025, 1, 16385};
+    m.split = Split::even;
+    m.max_chunks = chunks;
+    m.sinks = chunks == 64;
+    m.seed = 590 + chunks;
+    check_case(*dev, m);
+  }
 }
 
 TEST(DecodeAttention, GenericPath) {
@@ -543,7 +556,7 @@ TEST(DecodeAttention, GraphReplayEqualsEager) {
     s.addressing = split == Split::via_ptr ? KvAddressing::token_indices : KvAddressing::block_table;
     s.split = split;
     s.chunk = 512;
-    s.max_chunks = 10;
+    s.max_chunks = split == Split::even ? 264 : 10;  // even: the merge's multi-warp path as well
     s.sinks = true;
     s.seed = 800 + static_cast<int>(split);
     SCOPED_TRACE(s.name());
