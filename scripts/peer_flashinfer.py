@@ -451,6 +451,7 @@ class Prepared:
     def forward(self) -> None: ...
     def check(self, layer: int) -> ErrorStats: ...
     def step_peak_device_bytes(self) -> Optional[int]: return None
+    def replay_vs_eager(self) -> Optional[str]: return None  # graph rows: a note comparing the two outputs
     def release(self) -> None: ...
 
 
@@ -509,6 +510,10 @@ def run_one(backend: Backend, c: Case, timing: str, repro: str, copy_bandwidth: 
                    ref_mismatch_frac=stats.mismatch_frac(), ref_pass=stats.passed())
         append_note(row, "ref: float64 PyTorch on the same inputs, layers " +
                     " ".join(str(x) for x in validated_layers(c.layers)))
+        if timing == "graph":  # as attnbench's graph rows: the replay against an eager run of the same calls
+            note = prep.replay_vs_eager()
+            if note:
+                append_note(row, note)
         if not stats.passed():
             row["status"] = "failed"
             append_note(row, "reference check FAILED")
@@ -825,6 +830,24 @@ class _PreparedTorch(Prepared):
     def step_peak_device_bytes(self) -> Optional[int]:
         return self.b.torch.cuda.max_memory_allocated() - self._base_alloc
 
+    def replay_vs_eager(self) -> Optional[str]:
+        """After a replay: the outputs kept, the same calls run eagerly (p.layers), compared element by element."""
+        layers = getattr(self, "layers", None)
+        if layers is None:
+            return None
+        torch = self.b.torch
+        replayed = [o.clone() for o in self.outs]
+        self.poison()
+        self.metadata()
+        layers()
+        torch.cuda.synchronize()
+        diff = [(r.float() - o.float()).abs() for r, o in zip(replayed, self.outs)]
+        n = sum(int((r != o).sum()) for r, o in zip(replayed, self.outs))
+        if n == 0:
+            return "replay bit-identical to eager"
+        worst = max(float(d.nan_to_num(float("inf")).max()) for d in diff)
+        return f"replay differs from eager in {n} elements (max abs {worst:.3g})"
+
     def release(self) -> None:
         # The closures installed as metadata / forward hold this object and the workload (a reference cycle):
         # drop everything, collect, and hand the cached blocks back before the next case allocates its pool.
@@ -973,6 +996,7 @@ class FlashInferLib(TorchBackend):
                     p.outs[layer] = outs_buf[layer]
 
             p.metadata = metadata
+            p.layers = layers  # the eager forward, also in graph mode (replay_vs_eager)
             if graph:
                 metadata()
                 s = torch.cuda.Stream()
@@ -1128,6 +1152,7 @@ class TrtllmLib(TorchBackend):
                 mask = rows.to(torch.int32).view(torch.uint16).contiguous().cuda()  # little-endian: low half first
 
         p.poison, p.metadata = poison, metadata
+        p.layers = layers  # the eager forward, also in graph mode (replay_vs_eager)
         if graph:
             metadata()
             s = torch.cuda.Stream()

@@ -327,6 +327,20 @@ class FakeRuns(TempDir):
         self.assertEqual(w2.rows[0]["status"], "failed")
         self.assertIn("kernel launch failed", w2.rows[0]["note"])
 
+    def test_graph_rows_say_how_the_replay_compares_with_eager(self):
+        class Said(pf.FakeBackend):
+            def prepare(self, c, timing):
+                prep = super().prepare(c, timing)
+                prep.replay_vs_eager = lambda: "replay differs from eager in 3 elements (max abs 0.5)"
+                return prep
+
+        w = pf.ResultWriter(os.path.join(self.tmp, "p.csv"), os.path.join(self.tmp, "p.json"), {}, "t")
+        pf.run_all([make_case(timings=["eager", "graph"])], [Said()], w, "r", 0, progress=False, clock=FakeClock(0.0))
+        w.close()
+        eager, graph = w.rows
+        self.assertNotIn("replay", eager["note"])
+        self.assertIn("replay differs from eager in 3 elements", graph["note"])
+
     def test_the_l2_is_flushed_before_every_timed_step(self):
         w = pf.ResultWriter(os.path.join(self.tmp, "p.csv"), os.path.join(self.tmp, "p.json"), {}, "t")
         b = pf.FakeBackend()
