@@ -192,7 +192,10 @@ PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
   }
 
   // Construction memory per (model, library): the first paired case where both rows carry a ledger.
-  for (const auto& [m, l] : rows) {
+  for (const auto& pair : rows) {
+    // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+    const auto& m = pair.first;
+    const auto& l = pair.second;
     auto it = std::find_if(c.memory.begin(), c.memory.end(), [&](const PeerMemory& pm) {
       return pm.model_backend == m->backend && pm.lib_backend == l->backend;
     });
