@@ -813,6 +813,25 @@ class TorchBackend(Backend):
         free, total = self.torch.cuda.mem_get_info()
         return total - free
 
+    def capture(self, p: "Prepared", metadata: Callable[[], None], layers: Callable[[], None]) -> None:
+        """Plans, warms `layers` up on a side stream (torch's capture recipe), captures it in a CUDA graph at
+        the case's batch (no padding) and makes the replay p.forward; the capture's bytes go to the row."""
+        torch = self.torch
+        metadata()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            layers()
+        torch.cuda.current_stream().wait_stream(s)
+        before = self.allocated()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            layers()
+        p.capture_device_bytes = self.allocated() - before
+        p.graph = g
+        p.forward = g.replay
+        p.notes.append("graph captured at the case's batch (no padding)")
+
 
 class _PreparedTorch(Prepared):
     def __init__(self, backend: TorchBackend, wl: Workload):
@@ -998,20 +1017,7 @@ class FlashInferLib(TorchBackend):
             p.metadata = metadata
             p.layers = layers  # the eager forward, also in graph mode (replay_vs_eager)
             if graph:
-                metadata()
-                s = torch.cuda.Stream()
-                s.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(s):
-                    layers()  # warm-up outside the graph, as torch's capture recipe asks
-                torch.cuda.current_stream().wait_stream(s)
-                before = self.allocated()
-                g = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(g):
-                    layers()
-                p.capture_device_bytes = self.allocated() - before
-                p.graph = g
-                p.forward = g.replay
-                p.notes.append("graph captured at the case's batch (no padding)")
+                self.capture(p, metadata, layers)
             else:
                 p.forward = layers
             return p
@@ -1154,20 +1160,7 @@ class TrtllmLib(TorchBackend):
         p.poison, p.metadata = poison, metadata
         p.layers = layers  # the eager forward, also in graph mode (replay_vs_eager)
         if graph:
-            metadata()
-            s = torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                layers()
-            torch.cuda.current_stream().wait_stream(s)
-            before = self.allocated()
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                layers()
-            p.capture_device_bytes = self.allocated() - before
-            p.graph = g
-            p.forward = g.replay
-            p.notes.append("graph captured at the case's batch (no padding)")
+            self.capture(p, metadata, layers)
         else:
             p.forward = layers
         return p

@@ -17,6 +17,7 @@
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
+#include "report/text.hpp"
 
 namespace attnbench {
 
@@ -25,6 +26,8 @@ std::string sample_key(const ResultRow& row) { return row.case_id + "|" + row.ba
 // ---- loading --------------------------------------------------------------------------------------------
 
 namespace {
+
+using text::fmt;
 
 using json = nlohmann::ordered_json;  // keeps the environment in file order
 
@@ -239,12 +242,6 @@ std::optional<std::int64_t> memory_column(const ResultRow& r, const std::string&
   if (column == "capture_pinned_bytes") return r.capture_pinned_bytes;
   if (column == "step_peak_device_bytes") return r.step_peak_device_bytes;
   throw std::logic_error("memory_column: unknown column " + column);
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 std::string pct(double frac) { return fmt("%+.1f%%", frac * 100.0); }
@@ -497,16 +494,6 @@ std::string lpad(const std::string& s, std::size_t w) {
 
 std::string opt_us(const std::optional<double>& v) { return v ? fmt("%.1f", *v) : "-"; }
 
-std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string csv_number(const std::optional<double>& v) {
   if (!v) return "";
   std::ostringstream os;
@@ -609,8 +596,8 @@ void write_compare_csv(std::ostream& os, const CompareResult& r) {
   for (const std::string& c : compared_memory_columns()) os << ',' << c << "_delta";
   os << ",correctness,gate,failures\n";
   for (const PairResult& p : r.pairs) {
-    os << csv_text(p.case_id) << ',' << csv_text(p.backend) << ',' << csv_text(p.timing) << ','
-       << csv_text(p.base_status) << ',' << csv_text(p.new_status) << ',' << csv_number(p.base_median_us)
+    os << csv_field(p.case_id) << ',' << csv_field(p.backend) << ',' << csv_field(p.timing) << ','
+       << csv_field(p.base_status) << ',' << csv_field(p.new_status) << ',' << csv_number(p.base_median_us)
        << ',' << csv_number(p.new_median_us) << ','
        << csv_number(p.change ? std::optional<double>(*p.change * 100) : std::nullopt) << ',' << p.verdict
        << ',' << p.method << ',' << csv_number(p.p_value);
@@ -619,19 +606,19 @@ void write_compare_csv(std::ostream& os, const CompareResult& r) {
       for (const MemoryDelta& d : p.memory)
         if (d.column == c) os << d.delta();
     }
-    os << ',' << csv_text(join(p.correctness, "; ")) << ',' << (p.failures.empty() ? "pass" : "fail") << ','
-       << csv_text(join(p.failures, "; ")) << '\n';
+    os << ',' << csv_field(join(p.correctness, "; ")) << ',' << (p.failures.empty() ? "pass" : "fail") << ','
+       << csv_field(join(p.failures, "; ")) << '\n';
   }
   const std::string empties(compared_memory_columns().size(), ',');
   const auto key_cells = [](const std::string& key) {
     // key = case_id|backend|timing; case ids never hold '|', so the last two separators split it.
     const auto b = key.rfind('|'), a = key.rfind('|', b - 1);
-    return csv_text(key.substr(0, a)) + ',' + csv_text(key.substr(a + 1, b - a - 1)) + ',' +
-           csv_text(key.substr(b + 1));
+    return csv_field(key.substr(0, a)) + ',' + csv_field(key.substr(a + 1, b - a - 1)) + ',' +
+           csv_field(key.substr(b + 1));
   };
   for (const auto& k : r.missing_in_new)
     os << key_cells(k) << ",,,,,,missing,," << empties << ",,fail,"
-       << csv_text(k + ": in BASE, missing in NEW") << '\n';
+       << csv_field(k + ": in BASE, missing in NEW") << '\n';
   for (const auto& k : r.only_in_new) os << key_cells(k) << ",,,,,,new,," << empties << ",,pass,\n";
 }
 

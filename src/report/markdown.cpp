@@ -15,38 +15,22 @@
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "report/peers.hpp"
+#include "report/text.hpp"
 
 namespace attnbench {
 
 namespace {
+
+using text::fmt;
+using text::with_commas;
+using text::md;
 
 // The change under test: trtllm_mha_legacy (inherits FlashInfer) -> trtllm_mha (inherits AttentionBackend).
 constexpr const char* kLean = "trtllm_mha";
 constexpr const char* kLegacy = "trtllm_mha_legacy";
 constexpr const char* kFlashinfer = "flashinfer";
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string with_commas(std::int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return (v < 0 ? "-" : "") + s;
-}
-
 std::string bytes_cell(const std::optional<std::int64_t>& v) { return v ? format_bytes(*v) : "-"; }
-
-std::string md(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
 
 int dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "fp16") return 2;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "report/text.hpp"
 
 namespace attnbench {
 
@@ -43,11 +44,7 @@ std::optional<MemorySaving> memory_saving(const MemoryReport& r, const std::stri
 
 namespace {
 
-std::string with_commas(std::int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return (v < 0 ? "-" : "") + s;
-}
+using text::with_commas;
 
 std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
 std::string lpad(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }

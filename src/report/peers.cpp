@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
+#include "report/text.hpp"
 
 namespace attnbench {
 
@@ -29,6 +30,10 @@ std::optional<std::string> model_twin_of(const std::string& lib) {
 // ---- pairing --------------------------------------------------------------------------------------------
 
 namespace {
+
+using text::fmt;
+using text::with_commas;
+using text::md;
 
 // a / b when both are there and b is positive: a missing or zero library figure gives no ratio, never inf.
 std::optional<double> ratio_of(const std::optional<double>& a, const std::optional<double>& b) {
@@ -273,27 +278,6 @@ std::vector<std::string> check_peer_environments(const ResultSet& model, const R
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string with_commas(std::int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return (v < 0 ? "-" : "") + s;
-}
-
-std::string md(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
-
 std::string pad(const std::string& s, std::size_t w) {
   return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
 }
@@ -512,16 +496,6 @@ std::string csv_number(const std::optional<double>& v) {
   return os.str();
 }
 
-std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
-
 std::string csv_bool(const std::optional<bool>& v) { return v ? (*v ? "1" : "0") : ""; }
 
 }  // namespace
@@ -533,8 +507,8 @@ void write_peer_csv(std::ostream& os, const PeerComparison& c) {
         "step_p10_us,"
         "library_step_p90_us,model_ref_pass,library_ref_pass\n";
   for (const PeerPair& p : c.pairs)
-    os << csv_text(p.case_id) << ',' << csv_text(p.timing) << ',' << csv_text(p.model_backend) << ','
-       << csv_text(p.lib_backend) << ',' << csv_text(p.model_status) << ',' << csv_text(p.lib_status) << ','
+    os << csv_field(p.case_id) << ',' << csv_field(p.timing) << ',' << csv_field(p.model_backend) << ','
+       << csv_field(p.lib_backend) << ',' << csv_field(p.model_status) << ',' << csv_field(p.lib_status) << ','
        << csv_number(p.model_forward_median_us) << ',' << csv_number(p.lib_forward_median_us) << ','
        << csv_number(p.ratio_forward) << ',' << csv_number(p.model_step_median_us) << ','
        << csv_number(p.lib_step_median_us) << ',' << csv_number(p.ratio_step) << ','
