@@ -437,14 +437,14 @@ class Prepared:
     """A case made ready by a backend for one timing mode. The driver calls metadata() then forward() per
     step; check(layer) compares that layer's output of the last step with the reference."""
 
-    construct_ledger: List[Dict[str, object]] = []
+    construct_ledger: Sequence[Dict[str, object]] = ()
     ctor_device_bytes: Optional[int] = None
     ctor_pinned_bytes: Optional[int] = None
     ctor_driver_delta_bytes: Optional[int] = None
     graph_state_device_bytes: Optional[int] = None
     capture_device_bytes: Optional[int] = None
     capture_pinned_bytes: Optional[int] = None
-    notes: List[str] = []
+    notes: Sequence[str] = ()
 
     def poison(self) -> None: ...
     def metadata(self) -> None: ...
@@ -787,10 +787,17 @@ class Workload:
 
 
 class TorchBackend(Backend):
-    """What both library backends share: the device, L2 flush, the measured copy bandwidth, memory probes."""
+    """What both library backends share: flashinfer, the device, L2 flush, memory probes, the case's inputs."""
+
+    # One case's inputs at a time, shared by every backend and timing of that case: the pools are filled and
+    # the float64 reference computed once per case, not once per row (the KV writes are idempotent).
+    _workload: "Optional[Workload]" = None
 
     def __init__(self):
         torch = _torch()
+        import flashinfer  # noqa: PLC0415
+        self.fi = flashinfer
+        self.version = flashinfer.__version__
         self.torch = torch
         props = torch.cuda.get_device_properties(0)
         self.device = props.name
@@ -812,6 +819,25 @@ class TorchBackend(Backend):
     def driver_used(self) -> int:
         free, total = self.torch.cuda.mem_get_info()
         return total - free
+
+    def workload(self, c: Case) -> "Workload":
+        cached = TorchBackend._workload
+        if cached is not None and cached.c is c:
+            return cached
+        TorchBackend._workload = cached = None  # the previous case's pools go before this case's are made
+        gc.collect()
+        self.torch.cuda.empty_cache()
+        TorchBackend._workload = Workload(c)
+        return TorchBackend._workload
+
+    @staticmethod
+    def unmodelled(c: Case) -> Optional[str]:
+        """What neither library backend of this script reproduces from SGLang yet."""
+        if any(w >= 0 for w in c.layer_windows):
+            return "sliding-window layers: the peer script does not model SGLang's SWA index trimming yet"
+        if c.sinks:
+            return "attention sinks: not run by the peer script"
+        return None
 
     def capture(self, p: "Prepared", metadata: Callable[[], None], layers: Callable[[], None]) -> None:
         """Plans, warms `layers` up on a side stream (torch's capture recipe), captures it in a CUDA graph at
@@ -879,17 +905,9 @@ class _PreparedTorch(Prepared):
 class FlashInferLib(TorchBackend):
     name = "flashinfer_lib"
 
-    def __init__(self):
-        super().__init__()
-        import flashinfer  # noqa: PLC0415
-        self.fi = flashinfer
-        self.version = flashinfer.__version__
-
     def supports(self, c: Case, timing: str) -> Optional[str]:
-        if any(w >= 0 for w in c.layer_windows):
-            return "sliding-window layers: the peer script does not model SGLang's SWA index trimming yet"
-        if c.sinks:
-            return "attention sinks: not in SGLang's FlashInfer backend"
+        if why := self.unmodelled(c):
+            return why
         if c.flashinfer_use_paged:
             return "SGLANG_FLASHINFER_USE_PAGED: the peer script runs the ragged extend path only"
         if timing == "graph" and c.mode == "extend":
@@ -941,7 +959,7 @@ class FlashInferLib(TorchBackend):
 
     def prepare(self, c: Case, timing: str) -> Prepared:
         torch, fi = self.torch, self.fi
-        wl = Workload(c)
+        wl = self.workload(c)
         p = _PreparedTorch(self, wl)
         ws, wrappers, ledger, dev_bytes, pinned, drv, notes = self.construct(c)
         p.construct_ledger, p.ctor_device_bytes, p.ctor_pinned_bytes, p.ctor_driver_delta_bytes = \
@@ -1060,26 +1078,21 @@ class TrtllmLib(TorchBackend):
 
     def __init__(self):
         super().__init__()
-        import flashinfer  # noqa: PLC0415
         from flashinfer.decode import trtllm_batch_decode_with_kv_cache  # noqa: PLC0415
-        self.fi = flashinfer
-        self.version = flashinfer.__version__
         self.decode = trtllm_batch_decode_with_kv_cache
         self.sm100 = self.props.major == 10
 
     def supports(self, c: Case, timing: str) -> Optional[str]:
         if c.mode == "extend":
-            return ("extend: trtllm_batch_context_with_kv_cache is trtllm-gen (SM100); on SM90 SGLang runs "
-                    "trtllm_mha as the decode backend only (server_args.py L5919-5928)") if not self.sm100 else None
-        if any(w >= 0 for w in c.layer_windows):
-            return "sliding-window layers: the peer script does not build SGLang's SWA page table yet"
-        if c.sinks:
-            return "attention sinks: not run by the peer script"
-        return None
+            # Not run anywhere: SGLang's extend calls trtllm_batch_context_with_kv_cache, trtllm-gen only (SM100),
+            # and on SM90 it runs trtllm_mha as the decode backend only (server_args.py L5919-5928).
+            return ("extend: trtllm_batch_context_with_kv_cache (trtllm-gen, SM100) is not run by the peer script; "
+                    "on SM90 SGLang runs trtllm_mha as the decode backend only (server_args.py L5919-5928)")
+        return self.unmodelled(c)
 
     def prepare(self, c: Case, timing: str) -> Prepared:
         torch = self.torch
-        wl = Workload(c)
+        wl = self.workload(c)
         p = _PreparedTorch(self, wl)
         torch.cuda.synchronize()
         drv0, a0 = self.driver_used(), self.allocated()

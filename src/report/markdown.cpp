@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/peers.hpp"
 #include "report/text.hpp"
@@ -110,9 +111,8 @@ std::string ratio_summary(const Index& ix, const std::string& a, const std::stri
   for (const CaseTiming& g : ix.groups)
     if (const auto r = ratio(g.get(a), g.get(b))) v.push_back(r->median);
   if (v.empty()) return "";
-  std::sort(v.begin(), v.end());
-  const double med = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  return "median " + fmt("%.3f", med) + ", range " + fmt("%.3f", v.front()) + "-" + fmt("%.3f", v.back()) +
+  const Summary r = summarize(v);
+  return "median " + fmt("%.3f", r.median) + ", range " + fmt("%.3f", r.min) + "-" + fmt("%.3f", r.max) +
          " over " + std::to_string(v.size()) + " (case, timing) pairs";
 }
 

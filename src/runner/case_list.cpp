@@ -46,11 +46,11 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
   os << "\n";
   std::string timing_list;
   for (const auto& t : timings) timing_list += (timing_list.empty() ? "" : ";") + t;
+  // The backends' constructors decide some columns from the model and the environment; they are asked, on a
+  // CPU device that nothing allocates on here.
+  CpuDevice dev;
   for (const Case& c : cases) {
     const ModelConfig& m = c.model;
-    // The backends' constructors decide these from the model and the environment; ask them, on a CPU device
-    // that allocates nothing here.
-    CpuDevice dev;
     ModelRunner fi_runner(dev, m, c.server), tr_runner(dev, m, c.server);
     const std::int64_t fi_ws = FlashInferBackend::float_workspace_bytes(fi_runner);
     const bool tensor_cores = FlashInferBackend::use_tensor_cores(fi_runner);

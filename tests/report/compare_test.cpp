@@ -13,28 +13,15 @@
 
 #include "core/errors.hpp"
 #include "report/results_json.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
 namespace {
 
 ResultRow row(const std::string& backend, const std::string& timing, double median, double p10, double p90) {
-  ResultRow r;
-  r.case_id = "decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16";
-  r.backend = backend;
-  r.device = "NVIDIA H200";
-  r.mode = "decode";
-  r.timing = timing;
-  r.status = "ok";
-  r.model = "llama-3.1-8b";
-  r.layers = 6;
-  r.batch = 64;
+  ResultRow r = test::llama_row("decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16", backend, timing);
   r.q_tokens = 64;
-  r.num_qo_heads = 32;
-  r.num_kv_heads = 8;
-  r.head_dim = 128;
-  r.page_size = 64;
-  r.dtype = "bf16";
   r.samples = 30;
   r.step_median_us = median;
   r.step_p10_us = p10;
@@ -42,7 +29,6 @@ ResultRow row(const std::string& backend, const std::string& timing, double medi
   r.ctor_device_bytes = 537919492;
   r.ctor_pinned_bytes = 0;
   r.ref_max_abs_err = 1e-3;
-  r.ref_pass = true;
   r.bitwise_equal_to = backend == "trtllm_mha" ? "trtllm_mha_legacy" : "";
   return r;
 }

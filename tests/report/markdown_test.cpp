@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -16,21 +17,7 @@ namespace {
 
 ResultRow row(const std::string& case_id, const std::string& backend, const std::string& timing,
               double median) {
-  ResultRow r;
-  r.case_id = case_id;
-  r.backend = backend;
-  r.device = "NVIDIA H200";
-  r.mode = case_id.substr(0, case_id.find('/'));
-  r.timing = timing;
-  r.status = "ok";
-  r.model = "llama-3.1-8b";
-  r.layers = 6;
-  r.batch = 64;
-  r.num_qo_heads = 32;
-  r.num_kv_heads = 8;
-  r.head_dim = 128;
-  r.page_size = 64;
-  r.dtype = "bf16";
+  ResultRow r = test::llama_row(case_id, backend, timing);
   r.step_median_us = median;
   r.step_p10_us = median * 0.99;
   r.step_p90_us = median * 1.02;
@@ -47,7 +34,6 @@ ResultRow row(const std::string& case_id, const std::string& backend, const std:
     r.note = "36 graphs captured, replayed at bs 64; replay bit-identical to eager";
   }
   r.ref_max_abs_err = 1.5e-3;
-  r.ref_pass = true;
   r.bitwise_equal_to = backend == "trtllm_mha"          ? "trtllm_mha_legacy"
                        : backend == "trtllm_mha_legacy" ? "trtllm_mha"
                                                         : "";

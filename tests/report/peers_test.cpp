@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "report/markdown.hpp"
 #include "report/results_json.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -29,29 +30,14 @@ const char* kCaseC = "decode/llama-3.1-8b/L=6/b=1/kv=512/p=64/bf16";
 // An ok row with forward (one layer) and step medians; p10 / p90 at -1% / +2%.
 ResultRow row(const std::string& case_id, const std::string& backend, const std::string& timing,
               double forward, double step) {
-  ResultRow r;
-  r.case_id = case_id;
-  r.backend = backend;
-  r.device = "NVIDIA H200";
-  r.mode = "decode";
-  r.timing = timing;
-  r.status = "ok";
-  r.model = "llama-3.1-8b";
-  r.layers = 6;
-  r.batch = 64;
+  ResultRow r = test::llama_row(case_id, backend, timing);
   r.q_tokens = 64;
-  r.num_qo_heads = 32;
-  r.num_kv_heads = 8;
-  r.head_dim = 128;
-  r.page_size = 64;
-  r.dtype = "bf16";
   r.samples = 30;
   r.forward_median_us = forward;
   r.step_median_us = step;
   r.step_p10_us = step * 0.99;
   r.step_p90_us = step * 1.02;
   r.metadata_median_us = 5.0;
-  r.ref_pass = true;
   return r;
 }
 
