@@ -131,6 +131,19 @@ class OtherFormats(unittest.TestCase):
         header = next(csv.reader(out.splitlines()))
         self.assertEqual(documented_columns("case-list-columns"), header)
 
+    @unittest.skipUnless(os.environ.get("ATTNBENCH_BINARY"), "ATTNBENCH_BINARY not set")
+    def test_compare_csv_columns_are_documented(self):
+        """Every column of `compare --format csv` is named in the compare section (X_delta via X)."""
+        out = subprocess.run([os.environ["ATTNBENCH_BINARY"], "compare", BASELINE_JSON, BASELINE_JSON, "--format",
+                              "csv"], capture_output=True, text=True, timeout=120, check=True).stdout
+        header = next(csv.reader(out.splitlines()))
+        doc = read(SCHEMA_DOC)
+        section = doc[doc.index("## `attnbench compare BASE NEW`"):doc.index("### Model against library")]
+        self.assertIn("`<column>_delta`", section)
+        for col in header:
+            name = col[: -len("_delta")] if col.endswith("_delta") else col
+            self.assertTrue("`%s`" % name in section, "compare CSV column %r is not in docs/result-schema.md" % col)
+
     def test_json_report_keys_are_documented(self):
         """Every key of the baseline JSON report (top level, row extras, ledger entries) is named in the doc."""
         doc = read(SCHEMA_DOC)
