@@ -26,9 +26,14 @@ TEST(SweepFiles, JsonDefaultsToBesideTheCsv) {
   EXPECT_EQ(sweep_files(d.file("r.csv"), "", "", "", false).json, d.file("r.json"));
   EXPECT_EQ(sweep_files(d.file("r.out"), "", "", "", false).json, d.file("r.out.json"));
   EXPECT_EQ(sweep_files(d.file("r.csv"), d.file("j.json"), "", "", false).json, d.file("j.json"));
+  // Without --out: results/local/run-<time>.csv under the working directory (whose results/ must exist).
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::create_directories(d.file("results"));
+  std::filesystem::current_path(d.path());
   const SweepFiles def = sweep_files("", "", "", "", false);
+  std::filesystem::current_path(cwd);
   EXPECT_EQ(def.csv.rfind("results/local/run-", 0), 0u) << def.csv;
-  EXPECT_EQ(def.json.substr(def.json.size() - 5), ".json");
+  EXPECT_EQ(def.json, def.csv.substr(0, def.csv.size() - 4) + ".json");
 }
 
 TEST(SweepFiles, NoOutputOverwritesAnInputOrTheOtherOutput) {
