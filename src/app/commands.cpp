@@ -192,10 +192,6 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   return sum.all_good() ? 0 : 1;
 }
 
-}  // namespace attnbench
-
-namespace attnbench {
-
 int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   if (o.max_slowdown < 0) throw InputError("--max-slowdown: must be >= 0 (a fraction, e.g. 0.05)");
   if (o.max_memory_growth < 0) throw InputError("--max-memory-growth: must be >= 0 bytes");
