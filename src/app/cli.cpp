@@ -1,17 +1,22 @@
 #include "app/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
-#include "backends/registry.hpp"
-#include "runner/case.hpp"
 #include "core/errors.hpp"
 #include "core/version.hpp"
 
 namespace attnbench {
 
 namespace {
+
+const std::vector<std::string> kSubcommands = {"run", "validate", "memory", "compare", "report", "list", "env"};
+
+bool is_subcommand(const std::string& name) {
+  return std::find(kSubcommands.begin(), kSubcommands.end(), name) != kSubcommands.end();
+}
 
 // CLI11's TOML reader, with top-level keys routed to the subcommand being run, and the checks TOML makes that
 // CLI11 does not: a key given twice is an error (CLI11 would merge lists), and so is a file with no option.
@@ -40,12 +45,6 @@ class SubcommandConfig : public CLI::ConfigTOML {
   }
 
  private:
-  static bool is_subcommand(const std::string& name) {
-    for (const char* s : {"run", "validate", "memory", "compare", "report", "list", "env"})
-      if (name == s) return true;
-    return false;
-  }
-
   // The key of a "key = value" line ("" for other lines); quoted keys are unquoted.
   static std::string line_key(const std::string& line, std::size_t b) {
     if (line[b] == '"' || line[b] == '\'') {
@@ -202,47 +201,48 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   CLI::App* validate = app.add_subcommand("validate", "The same sweep without timing; exit 1 when any case fails");
   for (CLI::App* sub : {run, validate}) {
     RunOptions& r = out.run;
-    add_model_options(sub, r.m, /*page_size=*/false, /*model=*/false);
-    sub->add_option("--model", r.models, "Model presets, comma separated")->delimiter(',')->capture_default_str();
-    sub->add_option("--page-size", r.page_sizes, "KV page sizes in tokens (TRTLLM-MHA: 16/32/64/128)")->delimiter(',')->capture_default_str();
-    sub->add_option("--backend", r.backends, "Backends, comma separated, or all")->delimiter(',')->capture_default_str();
-    sub->add_option("--mode", r.modes, "decode, extend, verify (comma separated)")->delimiter(',')->capture_default_str();
-    sub->add_option("--dtype", r.dtypes, "bf16, fp16, fp32 (KV cache, queries and outputs)")->delimiter(',')->capture_default_str();
-    sub->add_option("--batch", r.batches, "Requests per step")->delimiter(',')->capture_default_str();
-    sub->add_option("--kv-len", r.kv_lens, "decode / verify: cached tokens per request (the upper bound L with a distribution)")
+    RunPlan& p = r.plan;  // what runs: bound straight into the runner's plan
+    add_model_options(sub, p.model, /*page_size=*/false, /*model=*/false);
+    sub->add_option("--model", p.models, "Model presets, comma separated")->delimiter(',')->capture_default_str();
+    sub->add_option("--page-size", p.page_sizes, "KV page sizes in tokens (TRTLLM-MHA: 16/32/64/128)")->delimiter(',')->capture_default_str();
+    sub->add_option("--backend", p.backends, "Backends, comma separated, or all")->delimiter(',')->capture_default_str();
+    sub->add_option("--mode", p.modes, "decode, extend, verify (comma separated)")->delimiter(',')->capture_default_str();
+    sub->add_option("--dtype", p.dtypes, "bf16, fp16, fp32 (KV cache, queries and outputs)")->delimiter(',')->capture_default_str();
+    sub->add_option("--batch", p.batches, "Requests per step")->delimiter(',')->capture_default_str();
+    sub->add_option("--kv-len", p.kv_lens, "decode / verify: cached tokens per request (the upper bound L with a distribution)")
         ->delimiter(',')->capture_default_str();
-    sub->add_option("--prefix-len", r.prefix_lens, "extend: cached prefix tokens per request")->delimiter(',')->capture_default_str();
-    sub->add_option("--extend-len", r.extend_lens, "extend: new tokens per request")->delimiter(',')->capture_default_str();
-    sub->add_option("--extend-batch", r.extend_batches, "extend: batch sizes (default: --batch)")->delimiter(',');
-    sub->add_option("--verify-batch", r.verify_batches, "verify: batch sizes (default: --batch)")->delimiter(',');
-    sub->add_option("--verify-kv-len", r.verify_kv_lens, "verify: cached tokens per request (default: --kv-len)")->delimiter(',');
-    sub->add_option("--length-dist", r.length_dist, "fixed, uniform or zipf: per-request lengths in [--length-min, L]")
+    sub->add_option("--prefix-len", p.prefix_lens, "extend: cached prefix tokens per request")->delimiter(',')->capture_default_str();
+    sub->add_option("--extend-len", p.extend_lens, "extend: new tokens per request")->delimiter(',')->capture_default_str();
+    sub->add_option("--extend-batch", p.extend_batches, "extend: batch sizes (default: --batch)")->delimiter(',');
+    sub->add_option("--verify-batch", p.verify_batches, "verify: batch sizes (default: --batch)")->delimiter(',');
+    sub->add_option("--verify-kv-len", p.verify_kv_lens, "verify: cached tokens per request (default: --kv-len)")->delimiter(',');
+    sub->add_option("--length-dist", p.length_dist, "fixed, uniform or zipf: per-request lengths in [--length-min, L]")
         ->capture_default_str();
-    sub->add_option("--length-min", r.length_min, "Lower bound of uniform / zipf lengths")->capture_default_str();
-    sub->add_option("--zipf-s", r.zipf_s, "Zipf exponent")->capture_default_str();
-    sub->add_option("--draft-tokens", r.draft_tokens, "verify: draft tokens per request (chain, topk 1)")->capture_default_str();
-    sub->add_option("--trace", r.trace, "CSV of request_id,prefix_len,extend_len: the batch and its lengths");
-    sub->add_option("--seed", r.seeds, "Seeds of the cache, queries and page shuffling")->check(kUnsigned)->delimiter(',')->capture_default_str();
-    sub->add_flag("--sinks", r.sinks, "Attention-sink logits per head (GPT-OSS style)");
-    sub->add_option("--timing", r.timing, "eager, graph (graph rows where the device has CUDA graphs)")->delimiter(',')
+    sub->add_option("--length-min", p.length_min, "Lower bound of uniform / zipf lengths")->capture_default_str();
+    sub->add_option("--zipf-s", p.zipf_s, "Zipf exponent")->capture_default_str();
+    sub->add_option("--draft-tokens", p.draft_tokens, "verify: draft tokens per request (chain, topk 1)")->capture_default_str();
+    sub->add_option("--trace", p.trace, "CSV of request_id,prefix_len,extend_len: the batch and its lengths");
+    sub->add_option("--seed", p.seeds, "Seeds of the cache, queries and page shuffling")->check(kUnsigned)->delimiter(',')->capture_default_str();
+    sub->add_flag("--sinks", p.sinks, "Attention-sink logits per head (GPT-OSS style)");
+    sub->add_option("--timing", p.timing, "eager, graph (graph rows where the device has CUDA graphs)")->delimiter(',')
         ->capture_default_str();
-    sub->add_option("--warmup", r.warmup, "Untimed steps before sampling")->capture_default_str();
-    sub->add_option("--min-samples", r.min_samples, "Samples before convergence can stop sampling")->capture_default_str();
-    sub->add_option("--max-samples", r.max_samples, "Sample cap per row")->capture_default_str();
-    sub->add_option("--target-spread", r.target_spread, "Stop when (p90 - p10) / median is below this percent")->capture_default_str();
-    sub->add_option("--time-budget", r.time_budget, "Seconds of sampling per row at most")->capture_default_str();
-    sub->add_flag("--no-flush-l2", r.no_flush_l2, "Do not evict the L2 cache before each timed step");
-    sub->add_flag("--capture-needed-only", r.capture_needed_only, "Capture only the graph that is timed (not SGLang's whole list)");
-    sub->add_option("--reference-flop-budget", r.reference_flop_budget,
+    sub->add_option("--warmup", p.sampling.warmup, "Untimed steps before sampling")->capture_default_str();
+    sub->add_option("--min-samples", p.sampling.min_samples, "Samples before convergence can stop sampling")->capture_default_str();
+    sub->add_option("--max-samples", p.sampling.max_samples, "Sample cap per row")->capture_default_str();
+    sub->add_option("--target-spread", p.sampling.target_spread_pct, "Stop when (p90 - p10) / median is below this percent")->capture_default_str();
+    sub->add_option("--time-budget", p.sampling.time_budget_s, "Seconds of sampling per row at most")->capture_default_str();
+    sub->add_flag("--no-flush-l2", p.no_flush_l2, "Do not evict the L2 cache before each timed step");
+    sub->add_flag("--capture-needed-only", p.capture_needed_only, "Capture only the graph that is timed (not SGLang's whole list)");
+    sub->add_option("--reference-flop-budget", p.reference_flop_budget,
                     "Per layer: beyond this, the reference checks the first and last rows of each request")
         ->capture_default_str();
-    sub->add_option("--case-id", r.case_id, "Run only the case with this id (see --list-cases)");
+    sub->add_option("--case-id", p.case_id, "Run only the case with this id (see --list-cases)");
     sub->add_flag("--list-cases", r.list_cases, "Print the expanded case ids and exit");
     sub->add_option("--format", r.list_format, "With --list-cases: text (the ids) or csv (every case's shape, lengths and policy)")
         ->check(CLI::IsMember({"text", "csv"}))->capture_default_str();
     sub->add_option("--out", r.out, "Results CSV (default results/local/run-<time>.csv)");
     sub->add_option("--json", r.json, "JSON report: environment, command, rows with raw samples (default: beside --out)");
-    sub->add_option("--filter", r.filter, "Run only the cases whose id matches this regular expression");
+    sub->add_option("--filter", p.filter, "Run only the cases whose id matches this regular expression");
     sub->add_flag("--resume", r.resume, "Keep the rows already in --out, run only the cases missing there");
     sub->add_flag("-q,--quiet", r.quiet, "No progress on stderr");
   }
@@ -285,11 +285,10 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
 
   for (CLI::App* sub : {memory, run, validate, compare, report}) decimal_integers_only(sub);
-  const std::vector<std::string> known = {"run", "validate", "memory", "compare", "report", "list", "env"};
-  if (!args.empty() && !args[0].empty() && args[0][0] != '-' && std::find(known.begin(), known.end(), args[0]) == known.end())
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
     throw InputError("unknown subcommand '" + args[0] + "' (expected run, validate, memory, compare, report, list, env); try --help");
   for (const auto& a : args) {  // the subcommand whose options top-level config keys set
-    if (a == "memory" || a == "list" || a == "env" || a == "run" || a == "validate" || a == "compare" || a == "report") {
+    if (is_subcommand(a)) {
       config_formatter->subcommand = a;
       break;
     }
@@ -328,70 +327,6 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   if (list->parsed()) out.command = Command::list;
   if (env->parsed()) out.command = Command::env;
   return out;
-}
-
-ModelConfig resolve_model(const ModelOptions& m) {
-  ModelConfig model = find_model_preset(m.model);
-  if (m.layers < 0) throw InputError("--layers: must be positive (got " + std::to_string(m.layers) + ")");
-  if (m.layers > 0) model.num_layers = m.layers;
-  if (m.tp_size < 0) throw InputError("--tp-size: must be positive (got " + std::to_string(m.tp_size) + ")");
-  if (m.tp_size > 0) model.tp_size = m.tp_size;
-  return model;
-}
-
-ServerArgs resolve_server_args(const ModelOptions& m) {
-  ServerArgs s = m.server;
-  if (m.flashinfer_workspace_size < 0)
-    throw InputError("--flashinfer-workspace-size: must be positive (got " + std::to_string(m.flashinfer_workspace_size) + ")");
-  if (m.flashinfer_workspace_size > 0) s.env_flashinfer_workspace_size = m.flashinfer_workspace_size;
-  if (!m.flashinfer_use_tensor_core.empty()) s.env_flashinfer_use_tensor_core = m.flashinfer_use_tensor_core == "true";
-  return s;
-}
-
-std::vector<std::string> resolve_backends(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  for (const auto& n : names) {
-    if (n == "all") {
-      for (const auto& b : backend_names())
-        if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
-      continue;
-    }
-    find_backend(n);
-    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-  }
-  if (out.empty()) throw InputError("--backend: no backend selected");
-  return out;
-}
-
-}  // namespace attnbench
-
-namespace attnbench {
-
-RunPlan make_run_plan(const RunOptions& r) {
-  RunPlan p;
-  p.models = r.models;
-  p.layers = r.m.layers;
-  p.tp_size = r.m.tp_size;
-  p.server = resolve_server_args(r.m);
-  p.page_sizes = r.page_sizes;
-  p.modes = r.modes;
-  p.dtypes = r.dtypes;
-  p.batches = r.batches;
-  p.kv_lens = r.kv_lens;
-  p.prefix_lens = r.prefix_lens;
-  p.extend_lens = r.extend_lens;
-  p.extend_batches = r.extend_batches;
-  p.verify_batches = r.verify_batches;
-  p.verify_kv_lens = r.verify_kv_lens;
-  p.length_dist = r.length_dist;
-  p.length_min = r.length_min;
-  p.zipf_s = r.zipf_s;
-  p.draft_tokens = r.draft_tokens;
-  p.trace = r.trace;
-  p.seeds = r.seeds;
-  p.sinks = r.sinks;
-  p.backends = resolve_backends(r.backends);
-  return p;
 }
 
 }  // namespace attnbench

@@ -45,6 +45,13 @@ DeviceChoice resolve_device_choice(DeviceChoice choice) {
   return gpu_availability().usable ? DeviceChoice::cuda : DeviceChoice::cpu;
 }
 
+DeviceChoice resolve_usable_device(DeviceChoice choice) {
+  const DeviceChoice c = resolve_device_choice(choice);
+  if (c == DeviceChoice::cuda && !gpu_availability().usable)
+    throw InputError("--device cuda: no usable GPU (" + gpu_availability().detail + ")");
+  return c;
+}
+
 std::unique_ptr<Device> make_device(DeviceChoice choice) {
   const DeviceChoice c = resolve_device_choice(choice);
   if (c == DeviceChoice::cpu) return std::make_unique<CpuDevice>();

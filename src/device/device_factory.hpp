@@ -24,5 +24,7 @@ GpuAvailability gpu_availability();
 std::unique_ptr<Device> make_device(DeviceChoice choice);
 // What `automatic` resolves to here.
 DeviceChoice resolve_device_choice(DeviceChoice choice);
+// resolve_device_choice, checked before any work: `cuda` without a usable GPU is an InputError naming --device.
+DeviceChoice resolve_usable_device(DeviceChoice choice);
 
 }  // namespace attnbench

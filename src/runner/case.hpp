@@ -1,43 +1,18 @@
-// The workload as a value: sweep axes (RunPlan) expand into cases (a pure function, pinned by a test), each
+// The workload as a value: sweep axes (RunPlan, runner/plan.hpp) expand into cases (a pure function, pinned by a test), each
 // with a canonical id, e.g. "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16".
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "engine/forward_batch.hpp"
 #include "engine/model_config.hpp"
 #include "engine/server_args.hpp"
+#include "runner/plan.hpp"
 
 namespace attnbench {
-
-// List-valued options expand to their cartesian product, in this order (outermost first):
-// model, dtype, mode, page size, batch, lengths (decode / verify: kv_len; extend: prefix_len x extend_len), seed.
-struct RunPlan {
-  std::vector<std::string> models = {"llama-3.1-8b"};
-  int layers = 0;   // 0: the preset's
-  int tp_size = 0;  // 0: the preset's
-  ServerArgs server;  // page_size and speculative_num_draft_tokens are set per case
-  std::vector<int> page_sizes = {64};
-  std::vector<std::string> modes = {"decode"};
-  std::vector<std::string> dtypes = {"bf16"};
-  std::vector<int> batches = {16};
-  std::vector<int> kv_lens = {1024};      // decode / verify: cached tokens per request before the step
-  std::vector<int> prefix_lens = {0};     // extend: cached prefix per request
-  std::vector<int> extend_lens = {512};   // extend: new tokens per request
-  std::vector<int> extend_batches;        // extend: batch sizes (empty: `batches`)
-  std::vector<int> verify_batches;        // verify: batch sizes (empty: `batches`)
-  std::vector<int> verify_kv_lens;        // verify: cached tokens (empty: `kv_lens`)
-  std::string length_dist = "fixed";      // fixed | uniform | zipf: per-request lengths in [length_min, L]
-  int length_min = 1;
-  double zipf_s = 1.1;
-  int draft_tokens = 4;                   // verify: tokens per request (chain speculation, topk = 1)
-  std::string trace;                      // CSV request_id,prefix_len,extend_len: replaces batch and lengths
-  std::vector<std::uint64_t> seeds = {1};
-  bool sinks = false;                     // attention-sink logits per head (GPT-OSS style)
-  std::vector<std::string> backends;      // validated against each case (page sizes, heads)
-};
 
 struct Case {
   std::string id;
@@ -58,8 +33,20 @@ struct Case {
   double prefix_len_mean() const;
 };
 
-// Expands and validates (InputError naming the option: lengths vs context, page sizes per backend, ...).
+// validate(plan), then the cartesian product of its axes, in order; a case beyond what the configuration
+// holds (a request longer than the context, a batch beyond --max-running-requests) is an InputError naming
+// the option (or trace file) and the case.
 std::vector<Case> expand_cases(const RunPlan& plan);
+
+// The server arguments of a case: `base` (resolve_server_args) with the case's page size, and the draft
+// tokens of a verify case (SGLang's --speculative-num-draft-tokens; 0 otherwise).
+ServerArgs case_server_args(const ServerArgs& base, ForwardMode mode, int page_size, int draft_tokens);
+
+// Every model x dtype x mode x page size of the plan, outermost first (the expansion order): the model
+// (preset with --layers / --tp-size and the dtype) and the case_server_args of that mode and page size.
+// InputError naming --model, --layers, --tp-size, --dtype or --mode when one does not parse.
+using ConfigurationVisitor = std::function<void(const ModelConfig&, ForwardMode, int page_size, const ServerArgs&)>;
+void for_each_configuration(const RunPlan& plan, const ConfigurationVisitor& visit);
 
 ForwardMode parse_mode(const std::string& s);  // decode | extend | verify; InputError naming --mode
 

@@ -7,20 +7,21 @@
 #include "engine/forward_batch.hpp"
 #include "engine/memory_pool.hpp"
 #include "engine/model_runner.hpp"
+#include "runner/phases.hpp"
 
 namespace attnbench {
 
 namespace {
 
-MemoryPhase phase_between(const std::string& name, const MemoryMark& a, const MemoryMark& b) {
+MemoryPhase memory_phase(const PhaseDelta& d) {
   MemoryPhase p;
-  p.phase = name;
-  const Ledger::Totals t = Ledger::diff_totals(a.ledger, b.ledger);
+  p.phase = d.phase;
+  const Ledger::Totals t = d.totals();
   p.device_bytes = t[MemKind::device];
   p.pinned_bytes = t[MemKind::pinned];
   p.host_bytes = t[MemKind::host];
-  if (a.driver && b.driver) p.driver_delta_bytes = a.driver->free_bytes - b.driver->free_bytes;
-  for (const TagBytes& g : Ledger::diff(a.ledger, b.ledger)) {
+  p.driver_delta_bytes = d.driver_delta_bytes();
+  for (const TagBytes& g : d.by_tag()) {
     // Groups are keyed by (tag, kind, phase, shared); fold the phase away, it is this phase.
     auto it = std::find_if(p.tags.begin(), p.tags.end(), [&](const MemoryTag& m) {
       return m.tag == g.tag && m.kind == mem_kind_name(g.kind) && m.shared == g.shared;
@@ -44,6 +45,17 @@ void validate_memory_request(const MemoryRequest& req) {
   if (req.prefill_backend) find_backend(*req.prefill_backend, "--prefill-backend").validate(req.model, req.server);
 }
 
+MemoryRequest make_memory_request(const ModelOptions& m, const std::vector<std::string>& backends,
+                                  const std::string& prefill_backend) {
+  MemoryRequest req;
+  req.model = resolve_model(m.model, m);
+  req.server = resolve_server_args(m);
+  req.backends = resolve_backends(backends);
+  if (!prefill_backend.empty()) req.prefill_backend = prefill_backend;
+  validate_memory_request(req);
+  return req;
+}
+
 MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_device) {
   validate_memory_request(req);
 
@@ -54,6 +66,13 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
   // decode_cuda_graph_runner.py L322-324: the target runner captures TARGET_VERIFY with N tokens per request.
   const ForwardMode capture_mode = n_draft > 0 ? ForwardMode::target_verify : ForwardMode::decode;
   const int width = n_draft > 0 ? n_draft : 1;
+  CapturePlan capture;  // SGLang's whole capture list, metadata only
+  capture.batch_sizes = capture_bs;
+  capture.max_bs = graph_max_bs;
+  capture.max_tokens = graph_max_bs * width;
+  capture.mode = capture_mode;
+  capture.draft_tokens = n_draft > 0 ? n_draft : 0;
+  capture.width = width;
 
   MemoryReport report;
   report.model = req.model.name;
@@ -67,6 +86,7 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
     bm.models = info.models;
     std::unique_ptr<Device> dev = make_device();
     device_name = dev->name();
+    std::vector<PhaseDelta> phases;  // those measured, also when a later one fails
     try {
       ModelRunner mr(*dev, req.model, req.server);
       std::unique_ptr<ReqToTokenPool> pool;
@@ -82,39 +102,14 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
         PhaseScope ps(dev->ledger(), "prefill_backend");
         prefill = find_backend(*req.prefill_backend).create(mr);
       }
-      const MemoryMark m0 = mark_memory(*dev);
-      std::unique_ptr<AttentionBackend> backend;
-      {
-        PhaseScope ps(dev->ledger(), "construct");
-        backend = info.create(mr);
-      }
-      const MemoryMark m1 = mark_memory(*dev);
-      bm.phases.push_back(phase_between("construct", m0, m1));
-      if (graphs) {
-        {
-          PhaseScope ps(dev->ledger(), "graph_state");
-          backend->init_cuda_graph_state(graph_max_bs, graph_max_bs * width);
-        }
-        const MemoryMark m2 = mark_memory(*dev);
-        bm.phases.push_back(phase_between("graph_state", m1, m2));
-        {
-          PhaseScope ps(dev->ledger(), "capture");
-          const int fill = backend->get_cuda_graph_seq_len_fill_value();
-          for (int bs : capture_bs) {
-            const ForwardBatch fb = inputs->load(
-                pad_batch(BatchSpec{capture_mode, n_draft > 0 ? n_draft : 0, {}, {}, {}, {}, {}}, bs, fill, width));
-            backend->init_forward_metadata_out_graph(fb, /*in_capture=*/true);
-            backend->init_forward_metadata_in_graph(fb);
-          }
-        }
-        const MemoryMark m3 = mark_memory(*dev);
-        bm.phases.push_back(phase_between("capture", m2, m3));
-      }
+      capture.inputs = inputs.get();
+      measure_phases(*dev, mr, info, graphs ? &capture : nullptr, phases);
     } catch (const InputError&) {
       throw;
     } catch (const std::exception& e) {
       bm.error = e.what();
     }
+    for (const PhaseDelta& d : phases) bm.phases.push_back(memory_phase(d));
     report.backends.push_back(std::move(bm));
   }
 

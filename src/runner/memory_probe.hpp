@@ -13,6 +13,7 @@
 #include "engine/model_config.hpp"
 #include "engine/server_args.hpp"
 #include "report/memory_report.hpp"
+#include "runner/plan.hpp"
 
 namespace attnbench {
 
@@ -27,6 +28,10 @@ using DeviceMaker = std::function<std::unique_ptr<Device>()>;
 
 // Throws InputError naming the option at fault (server arguments, backends, page sizes).
 void validate_memory_request(const MemoryRequest& req);
+// The request of `attnbench memory`: the preset m.model with m's overrides, the backends ("all" expands)
+// and the optional prefill backend (empty: none), resolved and validated (InputError naming the option).
+MemoryRequest make_memory_request(const ModelOptions& m, const std::vector<std::string>& backends,
+                                  const std::string& prefill_backend);
 // Validates the request and measures every backend.
 MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_device);
 

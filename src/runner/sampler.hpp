@@ -40,7 +40,10 @@ struct Samples {
   int warmup_runs = 0;                // warm-up calls made
 };
 
-// Throws std::invalid_argument unless warmup >= 0, 1 <= min_samples <= max_samples and time_budget_s > 0.
+// Throws std::invalid_argument unless warmup >= 0, 1 <= min_samples <= max_samples, target_spread_pct is
+// finite and >= 0 and time_budget_s is finite and > 0: a precondition of sample(), for programs. The same rules
+// on user input (--warmup, --min-samples, ...) are checked by validate(RunPlan) (runner/plan.hpp), which
+// throws InputError naming the option.
 void validate_sampling_policy(const SamplingPolicy& p);
 
 // Runs `measure_once_us` (returns one measurement in µs) p.warmup times, then until a stop rule holds:

@@ -54,7 +54,7 @@ Outcome config_target(const std::string& path) {
   try {
     const ParsedCli cli = parse_cli({"run", "--config", path});
     if (cli.exit_now || cli.command != Command::run) return Outcome::accepted;
-    RunOptions r = cli.run;
+    RunPlan r = cli.run.plan;
     r.trace.clear();
     const std::size_t product = count_or_one(r.models) * count_or_one(r.dtypes) * count_or_one(r.modes) *
                                 count_or_one(r.page_sizes) * count_or_one(r.batches) *
@@ -63,7 +63,7 @@ Outcome config_target(const std::string& path) {
     if (product > 256) return Outcome::accepted;
     for (int b : r.batches)
       if (b > 4096) return Outcome::accepted;
-    (void)expand_cases(make_run_plan(r));
+    (void)expand_cases(r);
     return Outcome::accepted;
   } catch (const InputError&) {
     return Outcome::input_error;
@@ -156,7 +156,7 @@ TEST(FuzzRegression, KvLenNearIntMaxIsRejectedWithoutOverflow) {
     test::write_file(d.file("c.toml"), text);
     const ParsedCli cli = parse_cli({"run", "--config", d.file("c.toml")});
     try {
-      const std::vector<Case> cases = expand_cases(make_run_plan(cli.run));
+      const std::vector<Case> cases = expand_cases(cli.run.plan);
       ADD_FAILURE() << "accepted " << cases.size() << " case(s):\n" << text;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("--kv-len"), std::string::npos) << e.what();

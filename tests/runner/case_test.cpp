@@ -107,7 +107,7 @@ TEST(ExpandCases, RejectsBadAxesNamingTheOption) {
   p.length_dist = "normal";
   expect_bad(p, "--length-dist");
   p = ok;
-  p.server.max_running_requests = 2;
+  p.model.server.max_running_requests = 2;
   p.batches = {4};
   expect_bad(p, "--batch");
 }

@@ -1,0 +1,36 @@
+#include "report/run_summary.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <optional>
+#include <string>
+
+namespace attnbench {
+
+namespace {
+
+std::string fmt(const std::optional<double>& v, int prec = 1) {
+  if (!v) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", prec, *v);
+  return b;
+}
+
+}  // namespace
+
+void print_run_table(std::ostream& out, const std::vector<ResultRow>& rows) {
+  out << std::left << std::setw(58) << "case" << std::setw(19) << "backend" << std::setw(7) << "timing" << std::setw(8)
+      << "status" << std::right << std::setw(12) << "median us" << std::setw(22) << "p10-p90 us" << std::setw(8) << "TB/s"
+      << std::setw(9) << "TFLOP/s" << std::setw(11) << "ref err" << std::setw(5) << "ref"
+      << "  bitwise equal to\n";
+  for (const ResultRow& r : rows) {
+    out << std::left << std::setw(58) << r.case_id << std::setw(19) << r.backend << std::setw(7) << r.timing << std::setw(8)
+        << r.status << std::right << std::setw(12) << fmt(r.step_median_us) << std::setw(22)
+        << (r.step_p10_us ? fmt(r.step_p10_us) + " - " + fmt(r.step_p90_us) : std::string("-")) << std::setw(8)
+        << fmt(r.tb_per_s, 2) << std::setw(9) << fmt(r.tflops, 1) << std::setw(11)
+        << (r.ref_max_abs_err ? fmt(r.ref_max_abs_err, 5) : std::string("-")) << std::setw(5)
+        << (r.ref_pass ? (*r.ref_pass ? "pass" : "FAIL") : "-") << "  " << r.bitwise_equal_to << "\n";
+  }
+}
+
+}  // namespace attnbench

@@ -1,0 +1,60 @@
+#include "runner/case_work.hpp"
+
+#include <algorithm>
+
+#include "core/units.hpp"
+
+namespace attnbench {
+
+StepWork step_work(const Case& c) {
+  const ModelConfig& m = c.model;
+  const double es = dtype_size(m.dtype);
+  StepWork w;
+  for (int l = 0; l < m.num_layers; ++l) {
+    const int window = m.layer_sliding_window_size(l);
+    double kv_layer = 0;
+    for (int i = 0; i < c.batch; ++i) {
+      const std::int64_t pre = c.prefix_lens[i], n = c.new_lens[i];
+      double pairs = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t visible = pre + j + 1;
+        pairs += static_cast<double>(window >= 0 ? std::min<std::int64_t>(visible, window + 1) : visible);
+      }
+      w.flops += 4.0 * pairs * m.num_qo_heads() * m.head_dim;
+      const std::int64_t keys = window >= 0 ? std::min<std::int64_t>(pre + n, window + n) : pre + n;
+      kv_layer += 2.0 * keys * m.num_kv_heads() * m.head_dim * es;
+    }
+    w.bytes += kv_layer;
+    if (l == 0) w.kv_bytes_layer = kv_layer;
+  }
+  const double t = c.q_tokens();
+  w.bytes += m.num_layers * t * (2.0 * m.num_qo_heads() + 2.0 * m.num_kv_heads()) * m.head_dim * es;  // q, o, new k, v
+  return w;
+}
+
+CaseMemory estimate_case_memory(const Case& c) {
+  const ModelConfig& m = c.model;
+  const std::int64_t es = dtype_size(m.dtype), P = c.server.page_size;
+  std::int64_t pages = 0, tokens = 0;
+  for (int i = 0; i < c.batch; ++i) {
+    pages += ceil_div(c.prefix_lens[i] + c.new_lens[i], P);
+    tokens += c.prefix_lens[i] + c.new_lens[i];
+  }
+  const std::int64_t slots = (pages + pages / 4 + 5) * P;
+  CaseMemory cm;
+  cm.kv_pool_bytes = 2LL * m.num_layers * slots * m.num_kv_heads() * m.head_dim * es;
+  const std::int64_t t = c.q_tokens();
+  cm.total_bytes = cm.kv_pool_bytes + 4LL * (c.batch + 1) * c.kv_len_max()           // req_to_token
+                   + 4 * t * (m.num_qo_heads() + m.num_kv_heads()) * m.head_dim * es  // q, k, v, o (and graph copies)
+                   + 8LL * tokens                                                     // kv_indices / page tables
+                   + 2 * GiB;  // workspaces, graph state and capture of the largest backend (legacy: ~1.3 GiB)
+  return cm;
+}
+
+std::optional<std::string> memory_cap_reason(const CaseMemory& need, std::optional<std::int64_t> available) {
+  if (!available || need.total_bytes <= *available * 95 / 100) return std::nullopt;
+  return "capped by memory: the case needs about " + format_bytes(need.total_bytes) + " (KV cache " +
+         format_bytes(need.kv_pool_bytes) + "), the device has " + format_bytes(*available) + " free";
+}
+
+}  // namespace attnbench

@@ -1,0 +1,103 @@
+// What `memory`, `run` and `validate` are asked to do, as the command line says it. The CLI (app/cli.cpp)
+// binds its options straight into these structs; validate() checks a RunPlan in one pass (InputError naming
+// the option at fault, before anything is allocated or written); expand_cases (runner/case.hpp) turns it
+// into cases and run_settings() into the runner's settings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/model_config.hpp"
+#include "engine/server_args.hpp"
+#include "runner/sampler.hpp"
+
+namespace attnbench {
+
+// The model preset and SGLang's server arguments (and environment), shared by `memory` and `run`.
+struct ModelOptions {
+  std::string model = "llama-3.1-8b";  // `memory`; `run` lists its presets in RunPlan::models
+  int layers = 0;   // 0: the preset's
+  int tp_size = 0;  // 0: the preset's tensor-parallel degree
+  ServerArgs server;
+  std::int64_t flashinfer_workspace_size = 0;   // SGLANG_FLASHINFER_WORKSPACE_SIZE; 0: unset
+  std::string flashinfer_use_tensor_core;       // SGLANG_FLASHINFER_USE_TENSOR_CORE: "", "true" or "false"
+  std::string device = "auto";                  // auto | cpu | cuda
+};
+
+// The preset `name` with --layers / --tp-size applied (InputError naming --model, --layers or --tp-size).
+ModelConfig resolve_model(const std::string& name, const ModelOptions& m);
+// m.server with the environment options applied (InputError naming --flashinfer-workspace-size).
+ServerArgs resolve_server_args(const ModelOptions& m);
+// "all" expands to every registered backend, in registry order; names are checked against the registry
+// (InputError naming --backend); duplicates are dropped.
+std::vector<std::string> resolve_backends(const std::vector<std::string>& names);
+
+// A sweep (`run` / `validate`). List-valued axes expand to their cartesian product, in this order
+// (outermost first): model, dtype, mode, page size, batch, lengths (decode / verify: kv_len; extend:
+// prefix_len x extend_len), seed.
+struct RunPlan {
+  ModelOptions model;  // model.model is unused: `models` lists the presets
+  std::vector<std::string> models = {"llama-3.1-8b"};
+  std::vector<int> page_sizes = {64};
+  std::vector<std::string> backends = {"all"};  // as given; resolve_backends() expands "all"
+  std::vector<std::string> modes = {"decode"};
+  std::vector<std::string> dtypes = {"bf16"};
+  std::vector<int> batches = {16};
+  std::vector<int> kv_lens = {1024};      // decode / verify: cached tokens per request before the step
+  std::vector<int> prefix_lens = {0};     // extend: cached prefix per request
+  std::vector<int> extend_lens = {512};   // extend: new tokens per request
+  std::vector<int> extend_batches;        // extend: batch sizes (empty: `batches`)
+  std::vector<int> verify_batches;        // verify: batch sizes (empty: `batches`)
+  std::vector<int> verify_kv_lens;        // verify: cached tokens (empty: `kv_lens`)
+  std::string length_dist = "fixed";      // fixed | uniform | zipf: per-request lengths in [length_min, L]
+  int length_min = 1;
+  double zipf_s = 1.1;
+  int draft_tokens = 4;                   // verify: tokens per request (chain speculation, topk = 1)
+  std::string trace;                      // CSV request_id,prefix_len,extend_len: replaces batch and lengths
+  std::vector<std::uint64_t> seeds = {1};
+  bool sinks = false;                     // attention-sink logits per head (GPT-OSS style)
+
+  // Timing and validation.
+  std::vector<std::string> timing = {"eager", "graph"};  // graph rows only where the device has CUDA graphs
+  SamplingPolicy sampling;
+  bool no_flush_l2 = false;
+  bool capture_needed_only = false;
+  double reference_flop_budget = 4e9;     // per layer; beyond it the reference checks sampled rows
+
+  // Which of the expanded cases run (runner/selection.hpp).
+  std::string case_id;  // only the case with this id
+  std::string filter;   // ECMAScript regex: only the cases whose id matches
+};
+
+// Every option of the plan, in one pass: the model and server arguments against each preset, page size and
+// mode, the backends against each of them, the sweep axes, the length distribution, the timing and sampling
+// policy and the reference budget. Throws InputError naming the option. Per-case limits (a request longer than
+// the context, a batch beyond --max-running-requests) are checked by expand_cases, which calls this first.
+void validate(const RunPlan& plan);
+
+// Everything the runner needs besides the cases (runner/case_runner.hpp uses it per case).
+struct RunSettings {
+  bool timing = true;          // false: validate only (attnbench validate)
+  bool graph = true;           // graph rows where the device has CUDA graphs and the mode is captured
+  bool capture_all = true;     // capture every size of the capture list, as SGLang does (else only the one timed)
+  bool flush_l2 = true;        // evict the L2 before every timed step
+  SamplingPolicy sampling;
+  double reference_flop_budget = 4e9;  // per layer; beyond it the reference checks sampled rows
+  double copy_bandwidth = 0;           // bytes/s measured at start-up (bw_fraction's denominator)
+  // Every row's repro: "<repro_prefix> <repro_options> --backend B --case-id 'ID'", where repro_options are
+  // the sweep's own options (so the case expands again) without --out, --backend and --case-id.
+  std::string repro_prefix = "attnbench run";
+  std::string repro_options;
+};
+
+// The settings of a validated plan; `args` is the command line as given (the rows' repro commands are built
+// from it), `validate_only` is `attnbench validate` (no timing).
+RunSettings run_settings(const RunPlan& plan, bool validate_only, const std::vector<std::string>& args);
+
+// The sweep's own options for repro commands: `args` minus the subcommand and the options that select or
+// place rows (--out, --json, --backend, --case-id, --filter, --resume, --list-cases, --quiet); values that
+// a shell would split or expand are single-quoted.
+std::string repro_options(const std::vector<std::string>& args);
+
+}  // namespace attnbench

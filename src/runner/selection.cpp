@@ -1,0 +1,52 @@
+#include "runner/selection.hpp"
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "core/errors.hpp"
+
+namespace attnbench {
+
+std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan) {
+  if (!plan.case_id.empty()) {
+    std::erase_if(cases, [&](const Case& c) { return c.id != plan.case_id; });
+    if (cases.empty()) throw InputError("--case-id: no case '" + plan.case_id + "' in this sweep (see --list-cases)");
+  }
+  if (!plan.filter.empty()) {
+    std::regex re;
+    try {
+      re = std::regex(plan.filter);
+    } catch (const std::regex_error& e) {
+      throw InputError("--filter: invalid regular expression '" + plan.filter + "' (" + e.what() + ")");
+    }
+    std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.id, re); });
+    if (cases.empty()) throw InputError("--filter: no case id matches '" + plan.filter + "' (see --list-cases)");
+  }
+  return cases;
+}
+
+ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
+                        std::vector<ResultRow> previous) {
+  std::map<std::string, std::set<std::string>> have;  // case id -> backends with a row
+  for (const ResultRow& r : previous) have[r.case_id].insert(r.backend);
+  auto complete = [&](const std::string& id) {
+    auto it = have.find(id);
+    if (it == have.end()) return false;
+    for (const auto& b : backends)
+      if (!it->second.count(b)) return false;
+    return true;
+  };
+  ResumePoint out;
+  const std::size_t before = cases.size();
+  std::erase_if(cases, [&](const Case& c) { return complete(c.id); });
+  out.cases_done = before - cases.size();
+  out.cases = std::move(cases);
+  const std::size_t rows_before = previous.size();
+  std::erase_if(previous, [&](const ResultRow& r) { return !complete(r.case_id); });
+  out.dropped_partial = previous.size() != rows_before;
+  out.kept = std::move(previous);
+  return out;
+}
+
+}  // namespace attnbench

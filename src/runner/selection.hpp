@@ -1,0 +1,30 @@
+// Which of the expanded cases a sweep runs: --case-id and --filter pick them, and --resume drops the cases
+// already complete in the results file being continued (and says which of its rows stay).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "report/results_csv.hpp"
+#include "runner/case.hpp"
+
+namespace attnbench {
+
+// The cases of `cases` that plan.case_id (equal id) and plan.filter (ECMAScript regex searched in the id)
+// keep, in order. InputError naming --case-id / --filter when the regex is invalid or nothing is left.
+std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan);
+
+struct ResumePoint {
+  std::vector<Case> cases;       // still to run, in order
+  std::vector<ResultRow> kept;   // rows of `previous` that stay: those of complete cases, in file order
+  std::size_t cases_done = 0;    // cases not run again: `previous` holds a row of every backend for them
+  bool dropped_partial = false;  // `previous` held rows of a case cut off half-way: they are not kept
+};
+
+// --resume: a case is complete when `previous` (the rows already in --out) holds a row for each of
+// `backends`; complete cases are not run again, and a partial case runs again whole.
+ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
+                        std::vector<ResultRow> previous);
+
+}  // namespace attnbench
