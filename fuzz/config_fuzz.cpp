@@ -35,7 +35,7 @@ std::size_t count_or_one(const std::vector<T>& v) {
 // Expansion allocates per-request length vectors of every case, so a fuzzed `batch = 2000000000` or a
 // 1000 x 1000 product would only measure the allocator; such plans skip the expansion stage.
 // (Rejecting an oversized --batch only after drawing its lengths is reported separately.)
-bool small_enough_to_expand(const attnbench::RunOptions& r) {
+bool small_enough_to_expand(const attnbench::RunPlan& r) {
   const std::size_t product = count_or_one(r.models) * count_or_one(r.dtypes) * count_or_one(r.modes) *
                               count_or_one(r.page_sizes) * count_or_one(r.batches) * count_or_one(r.kv_lens) *
                               count_or_one(r.prefix_lens) * count_or_one(r.extend_lens) *
@@ -55,11 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const attnbench::ParsedCli cli = attnbench::parse_cli({"run", "--config", path});
     if (cli.exit_now || cli.command != attnbench::Command::run) return 0;
-    attnbench::RunOptions r = cli.run;
+    attnbench::RunPlan r = cli.run.plan;
     r.trace.clear();  // a fuzzed path could name /dev/stdin; traces have their own target (trace_fuzz)
     if (!small_enough_to_expand(r)) return 0;
-    const attnbench::RunPlan plan = attnbench::make_run_plan(r);
-    (void)attnbench::expand_cases(plan);
+    (void)attnbench::expand_cases(r);
   } catch (const attnbench::InputError&) {
     // the expected outcome for bad input
   }

@@ -307,7 +307,7 @@ def validated_layers(num_layers: int) -> List[int]:
 
 
 def step_work(c: Case) -> Dict[str, float]:
-    """FLOPs and bytes of one step's forward (every layer), with attnbench's formula (runner/case_runner.cpp)."""
+    """FLOPs and bytes of one step's forward (every layer), with attnbench's formula (runner/case_work.cpp)."""
     es = DTYPE_BYTES[c.dtype]
     flops = byts = 0.0
     for layer in range(c.layers):
