@@ -18,6 +18,7 @@ struct KernelTable {
   void (*attention_prefill)(const AttentionParams&, void* stream) = nullptr;
   void (*merge_state)(const MergeStateParams&, void* stream) = nullptr;
   void (*fill_uniform)(const FillParams&, void* stream) = nullptr;
+  void (*copy_rows)(const CopyRowsParams&, void* stream) = nullptr;
 };
 
 }  // namespace attnbench

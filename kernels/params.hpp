@@ -59,17 +59,21 @@ struct KvIndicesParams {
 };
 
 // TRTLLM page table (SGLang's build_trtllm_mha_page_table):
-//   page_table[i, p] = req_to_token[req_pool_indices[i], p * page_size] / page_size
+//   page_table[i * row_stride + p] = req_to_token[req_pool_indices[i], p * page_size] / page_size + add
 //   for p < min(ceil(seq_lens[i] / page_size), max_num_pages); the rest of the row is left untouched.
+//   (row_stride 0 = max_num_pages; `add` and a wider stride build the halves of fmha_v2's stacked
+//   [bs, 2, max_num_pages] block table: K pages, then V pages = K pages + the pool's V offset.)
 struct PageTableParams {
   const std::int32_t* req_to_token = nullptr;  // [pool_rows, req_to_token_stride]
   std::int64_t req_to_token_stride = 0;
   const std::int32_t* req_pool_indices = nullptr;  // [batch_size]
   const std::int32_t* seq_lens = nullptr;          // [batch_size] cache_seqlens
-  std::int32_t* page_table = nullptr;              // [batch_size, max_num_pages]
+  std::int32_t* page_table = nullptr;              // [batch_size, row_stride]
   int max_num_pages = 0;
   int page_size = 0;
   int batch_size = 0;
+  std::int32_t add = 0;
+  std::int64_t row_stride = 0;  // 0: max_num_pages
 };
 
 // How an attention op finds key/value m of request i.
@@ -141,6 +145,21 @@ inline std::int64_t split_kv_workspace_bytes(int total_q, int max_num_chunks, in
   if (max_num_chunks <= 1) return 0;
   return static_cast<std::int64_t>(total_q) * max_num_chunks * num_qo_heads * (head_dim + 1) * 4;
 }
+
+// Row gather / scatter (torch index_select / index_copy_ as SGLang uses them around TRTLLM's kernels):
+//   for r < rows: dst + (dst_index ? dst_index[r] : r) * dst_row_stride
+//              <- src + (src_index ? src_index[r] : r) * src_row_stride, row_bytes bytes each.
+// Strides in bytes (0: row_bytes). row_bytes must be a multiple of 4; rows must not overlap.
+struct CopyRowsParams {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  const std::int32_t* dst_index = nullptr;  // [rows] or nullptr
+  const std::int32_t* src_index = nullptr;  // [rows] or nullptr
+  std::int64_t rows = 0;
+  std::int64_t row_bytes = 0;
+  std::int64_t dst_row_stride = 0;
+  std::int64_t src_row_stride = 0;
+};
 
 // Merge of two attention states over disjoint key sets (FlashInfer merge_state):
 //   o = (o1 * exp(lse1 - m) + o2 * exp(lse2 - m)) / (exp(lse1 - m) + exp(lse2 - m)), m = max(lse1, lse2).

@@ -13,6 +13,7 @@ const KernelTable& cpu_kernel_table() {
     t.attention_prefill = attention_prefill_cpu;
     t.merge_state = merge_state_cpu;
     t.fill_uniform = fill_uniform_cpu;
+    t.copy_rows = copy_rows_cpu;
     return t;
   }();
   return table;

@@ -15,6 +15,7 @@ void attention_decode_cpu(const AttentionParams& p, void* stream = nullptr);
 void attention_prefill_cpu(const AttentionParams& p, void* stream = nullptr);
 void merge_state_cpu(const MergeStateParams& p, void* stream = nullptr);
 void fill_uniform_cpu(const FillParams& p, void* stream = nullptr);
+void copy_rows_cpu(const CopyRowsParams& p, void* stream = nullptr);
 
 const KernelTable& cpu_kernel_table();
 

@@ -33,9 +33,9 @@ void build_kv_indices_cpu(const KvIndicesParams& p, void*) {
 void build_page_table_cpu(const PageTableParams& p, void*) {
   for (int i = 0; i < p.batch_size; ++i) {
     const std::int32_t* row = p.req_to_token + p.req_pool_indices[i] * p.req_to_token_stride;
-    std::int32_t* out = p.page_table + static_cast<std::int64_t>(i) * p.max_num_pages;
+    std::int32_t* out = p.page_table + static_cast<std::int64_t>(i) * (p.row_stride > 0 ? p.row_stride : p.max_num_pages);
     const int pages = std::min((p.seq_lens[i] + p.page_size - 1) / p.page_size, p.max_num_pages);
-    for (int pg = 0; pg < pages; ++pg) out[pg] = row[static_cast<std::int64_t>(pg) * p.page_size] / p.page_size;
+    for (int pg = 0; pg < pages; ++pg) out[pg] = row[static_cast<std::int64_t>(pg) * p.page_size] / p.page_size + p.add;
   }
 }
 

@@ -30,6 +30,7 @@ const KernelTable& cuda_kernel_table() {
     t.attention_prefill = launch_attention_prefill_dispatch;
     t.merge_state = launch_merge_state;
     t.fill_uniform = launch_fill_uniform;
+    t.copy_rows = launch_copy_rows;
     return t;
   }();
   return table;

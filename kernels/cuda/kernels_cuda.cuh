@@ -20,6 +20,7 @@ void launch_attention_decode_generic(const AttentionParams& p, void* stream);
 void launch_attention_prefill(const AttentionParams& p, void* stream);  // kernels/cuda/prefill_attention.cu
 void launch_merge_state(const MergeStateParams& p, void* stream);       // kernels/cuda/merge_state.cu
 void launch_fill_uniform(const FillParams& p, void* stream);            // kernels/cuda/fill.cu
+void launch_copy_rows(const CopyRowsParams& p, void* stream);           // kernels/cuda/copy_rows.cu
 
 // The table the CUDA device hands to backends.
 const KernelTable& cuda_kernel_table();

@@ -81,10 +81,10 @@ __global__ void build_kv_indices_kernel(const KvIndicesParams p) {
 __global__ void build_page_table_kernel(const PageTableParams p) {
   const int i = blockIdx.x;
   const std::int32_t* row = p.req_to_token + p.req_pool_indices[i] * p.req_to_token_stride;
-  std::int32_t* out = p.page_table + static_cast<std::int64_t>(i) * p.max_num_pages;
+  std::int32_t* out = p.page_table + static_cast<std::int64_t>(i) * (p.row_stride > 0 ? p.row_stride : p.max_num_pages);
   const int pages = min((p.seq_lens[i] + p.page_size - 1) / p.page_size, p.max_num_pages);
   for (int pg = blockIdx.y * blockDim.x + threadIdx.x; pg < pages; pg += gridDim.y * blockDim.x)
-    out[pg] = row[static_cast<std::int64_t>(pg) * p.page_size] / p.page_size;
+    out[pg] = row[static_cast<std::int64_t>(pg) * p.page_size] / p.page_size + p.add;
 }
 
 }  // namespace

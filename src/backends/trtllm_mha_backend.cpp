@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
@@ -54,11 +55,18 @@ TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
       dtype_(mr.model_config.dtype),
       max_context_len_(mr.context_len()),
       max_num_pages_(static_cast<int>(ceil_div(mr.context_len(), mr.server_args.page_size))),
-      num_draft_tokens_(mr.server_args.speculative_num_draft_tokens) {
+      num_draft_tokens_(mr.server_args.speculative_num_draft_tokens),
+      arch_(mr.arch()) {
   validate(mr.model_config, mr.server_args);
-  // T1 (L158-167): zero-initialised (XQA's semaphores and trtllm-gen's counters live in it), shared by name.
-  workspace_buffer_ = device_.named_buffer("trtllm_mha_zero_workspace", workspace_bytes, MemKind::device,
-                                           /*zeroed=*/true, "trtllm_mha.workspace_buffer");
+  const SglangProfile& profile = mr.profile();
+  use_fmha_v2_ = profile.fmha_v2_prefill && is_xqa_arch(arch_);  // 0.5.23 L367
+  if (profile.decode_seq_len_splits) decode_seq_len_splits_ = mr.server_args.trtllm_decode_seq_len_splits;  // L410-415
+  // T1 (30cb848d4 L158-167; 0.5.23 L306-317): zero-initialised (XQA's semaphores and trtllm-gen's counters live
+  // in it), shared by name. 0.5.23 puts XQA's 8 MiB of semaphores before W on SM90/SM120 (semaphore_bytes,
+  // L308), and fmha_v2 gets the view after them (fmha_v2_workspace_buffer = T1[semaphore_bytes:], L318).
+  semaphore_bytes_ = profile.xqa_semaphore_prefix && is_xqa_arch(arch_) ? kXqaSemaphoreBytes : 0;
+  workspace_buffer_ = device_.named_buffer("trtllm_mha_zero_workspace", semaphore_bytes_ + workspace_bytes,
+                                           MemKind::device, /*zeroed=*/true, "trtllm_mha.workspace_buffer");
   // T2 (L246-256 -> trtllm_mla_backend.py L92-107): B = max(8192, (R + 1) * max(1, N)); heads from the config
   // (not divided by TP); bytes = round_up(max(B * Hq, sm_count), 8) * 4.
   const std::int64_t b = std::max<std::int64_t>(
@@ -73,6 +81,21 @@ TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
     const float one = 1.0f;
     device_.copy(default_kv_scale_->data(), &one, 4);
   }
+  // T4 (0.5.23 L416-427): on XQA with speculative decoding, the verify mask [R + 1, N, 2 * ceil(N / 32)]
+  // uint16, built on the host and copied over. Chain drafts (topk 1): draft token i sees draft tokens 0..i;
+  // bit j of a row's 32-bit words (little-endian pairs of uint16) marks key j.
+  if (profile.xqa_spec_dec_mask && is_xqa_arch(arch_) && num_draft_tokens_ > 0) {
+    const std::int64_t n = num_draft_tokens_, words = 2 * ceil_div(n, 32);
+    const std::int64_t rows = static_cast<std::int64_t>(mr.server_args.max_running_requests) + 1;
+    std::vector<std::uint16_t> one(static_cast<std::size_t>(n * words), 0);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j <= i; ++j) one[i * words + (j / 16)] |= static_cast<std::uint16_t>(1u << (j % 16));
+    std::vector<std::uint16_t> mask;
+    mask.reserve(static_cast<std::size_t>(rows * n * words));
+    for (std::int64_t r = 0; r < rows; ++r) mask.insert(mask.end(), one.begin(), one.end());
+    xqa_spec_dec_mask_ = device_.allocate(2 * rows * n * words, MemKind::device, "trtllm_mha.xqa_spec_dec_mask");
+    device_.copy(xqa_spec_dec_mask_.data(), mask.data(), 2 * rows * n * words);
+  }
 }
 
 Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool) const {
@@ -86,6 +109,13 @@ Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool) const {
       return Support::yes();
     case ForwardMode::extend:
       if (cuda_graph) return Support::no("SGLang captures decode and verify only; extend runs eagerly");
+      if (use_fmha_v2_)  // 0.5.23 arg_groups/attention_hook.py L198-237; trtllm_mha_backend.py L1890-1921
+        return Support::yes(std::string("fmha_v2 prefill (") + arch_name(arch_) + ", " +
+                            (model_runner_.token_to_kv_pool && !model_runner_.token_to_kv_pool->fused_kv()
+                                 ? "separate K/V pool: the batch's pages copied every layer"
+                                 : "fused K/V pool: no copy") +
+                            ")");
+      if (arch_ == 100) return Support::yes("trtllm_batch_context_with_kv_cache (sm100)");
       return Support::yes("SGLang runs trtllm_mha extend only on SM100; on Hopper it serves decode only (server_args.py L5919-5928)");
   }
   return Support::no("unknown mode");
@@ -176,8 +206,92 @@ void TrtllmMhaImpl::init_forward_metadata(const ForwardBatch& fb) {
   md.page_table_buf = device_.allocate(4LL * bs * max_num_pages_, MemKind::device, "trtllm_mha.forward_metadata.page_table");
   md.page_table = md.page_table_buf.as<std::int32_t>();
   build_page_table(fb, md);
+  if (fb.forward_mode == ForwardMode::extend && use_fmha_v2_) init_fmha_v2_batch_pages(fb, md);  // 0.5.23 L1338-1339
+  if (fb.forward_mode != ForwardMode::extend) set_split_order(fb, md);
   eager_metadata_ = std::move(md);
   forward_metadata_ = &eager_metadata_;
+}
+
+void TrtllmMhaImpl::init_fmha_v2_batch_pages(const ForwardBatch& fb, Metadata& md) const {
+  // _init_fmha_v2_batch_pages (0.5.23 L1400-1436): runs every EXTEND forward on SM90/SM120, even when the
+  // no-copy fast path later leaves its tensors unused. Host: pages per request from seq_lens_cpu, TP = their
+  // sum, Mb = their max. Device: num_pages, first = cumsum - num_pages, copy_rows = repeat_interleave,
+  // copy_cols = arange(TP) - first[rows], block_table = clamp(first[:, None] + arange(Mb), max=TP-1), each
+  // with the temporaries its torch ops make. SGLang computes them with torch ops on the device; attnbench
+  // computes them on the host and copies them over (a few KiB), allocating the same tensors and temporaries.
+  const int bs = fb.batch_size;
+  std::vector<std::int64_t> num_pages(static_cast<std::size_t>(bs)), first(static_cast<std::size_t>(bs));
+  std::int64_t total = 0, most = 0;
+  for (int i = 0; i < bs; ++i) {
+    num_pages[i] = ceil_div(fb.seq_lens_cpu[i], page_size_);
+    first[i] = total;
+    total += num_pages[i];
+    most = std::max(most, num_pages[i]);
+  }
+  if (total == 0) return;  // L1409-1419: nothing allocated
+  std::vector<std::int64_t> rows, cols;
+  rows.reserve(static_cast<std::size_t>(total));
+  cols.reserve(static_cast<std::size_t>(total));
+  for (int i = 0; i < bs; ++i)
+    for (std::int64_t c = 0; c < num_pages[i]; ++c) {
+      rows.push_back(i);
+      cols.push_back(c);
+    }
+  // The block table in the kernel's units: block b of the copied [TP, 2, P, Hkv, D] tensor starts 2 * b
+  // pages in (K), its V one page later; SGLang's values are b (its kernel reads [pages, 2, ...] blocks).
+  std::vector<std::int32_t> table(static_cast<std::size_t>(bs * most));
+  for (int i = 0; i < bs; ++i)
+    for (std::int64_t j = 0; j < most; ++j)
+      table[i * most + j] = static_cast<std::int32_t>(2 * std::min(first[i] + j, total - 1));
+  const std::string t = "trtllm_mha.forward_metadata.fmha_v2_";
+  {
+    Buffer tmp = device_.allocate(4LL * bs, MemKind::device, t + "num_pages_int32_tmp");  // ceil(...) in int32
+    md.fmha_v2_num_pages = device_.allocate(8LL * bs, MemKind::device, t + "num_pages");
+  }
+  {
+    Buffer tmp = device_.allocate(8LL * bs, MemKind::device, t + "cumsum_tmp");
+    md.fmha_v2_first = device_.allocate(8LL * bs, MemKind::device, t + "first");
+  }
+  md.fmha_v2_copy_rows = device_.allocate(8 * total, MemKind::device, t + "copy_rows");
+  {
+    Buffer tmp1 = device_.allocate(8 * total, MemKind::device, t + "arange_tmp");
+    Buffer tmp2 = device_.allocate(8 * total, MemKind::device, t + "gather_tmp");
+    md.fmha_v2_copy_cols = device_.allocate(8 * total, MemKind::device, t + "copy_cols");
+  }
+  {
+    Buffer tmp = device_.allocate(8LL * bs * most, MemKind::device, t + "block_table_int64_tmp");
+    md.fmha_v2_block_table = device_.allocate(4LL * bs * most, MemKind::device, t + "block_table");
+  }
+  device_.copy(md.fmha_v2_num_pages.data(), num_pages.data(), 8LL * bs);
+  device_.copy(md.fmha_v2_first.data(), first.data(), 8LL * bs);
+  device_.copy(md.fmha_v2_copy_rows.data(), rows.data(), 8 * total);
+  device_.copy(md.fmha_v2_copy_cols.data(), cols.data(), 8 * total);
+  device_.copy(md.fmha_v2_block_table.data(), table.data(), 4LL * bs * most);
+  md.fmha_v2_total_pages = total;
+  md.fmha_v2_max_pages = static_cast<int>(most);
+  const TokenToKVPool* pool = model_runner_.token_to_kv_pool;
+  if (pool && !pool->fused_kv()) {
+    // The slow path gathers page_table[rows, cols]; torch builds this flat index internally.
+    std::vector<std::int32_t> flat(static_cast<std::size_t>(total));
+    for (std::int64_t k = 0; k < total; ++k) flat[k] = static_cast<std::int32_t>(rows[k] * max_num_pages_ + cols[k]);
+    md.fmha_v2_page_index = device_.allocate(4 * total, MemKind::device, t + "page_index");
+    device_.copy(md.fmha_v2_page_index.data(), flat.data(), 4 * total);
+  }
+}
+
+void TrtllmMhaImpl::set_split_order(const ForwardBatch& fb, Metadata& md) const {
+  // SGLANG_TRTLLM_MHA_DECODE_SEQ_LEN_SPLITS (0.5.23 L1531-1561): order = argsort(seq_lens). SGLang sorts on the
+  // device every layer; attnbench sorts the host copy once per step (stable, so runs repeat) and copies it
+  // over; the per-layer gathers and scatters run on the device as SGLang's do.
+  const int bs = fb.batch_size;
+  if (decode_seq_len_splits_ <= 1 || std::min(decode_seq_len_splits_, bs) <= 1) return;
+  std::vector<std::int32_t> order(static_cast<std::size_t>(bs));
+  for (int i = 0; i < bs; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int32_t a, std::int32_t b) { return fb.seq_lens_cpu[a] < fb.seq_lens_cpu[b]; });
+  if (!md.split_order.allocated() || md.split_order.bytes() < 4LL * bs)
+    md.split_order = device_.allocate(4LL * bs, MemKind::device, "trtllm_mha.forward_decode.seq_len_order");
+  device_.copy(md.split_order.data(), order.data(), 4LL * bs);
 }
 
 void TrtllmMhaImpl::init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) {
@@ -198,6 +312,7 @@ void TrtllmMhaImpl::init_forward_metadata_out_graph(const ForwardBatch& fb, bool
       md.max_seq_len_q = 1;
       decode_cuda_graph_metadata_[bs] = std::move(md);
     }
+    set_split_order(fb, decode_cuda_graph_metadata_.at(bs));
     forward_metadata_ = &decode_cuda_graph_metadata_.at(bs);
   } else if (fb.forward_mode == ForwardMode::target_verify) {
     if (!target_verify_graph_.page_table.allocated())
@@ -212,6 +327,7 @@ void TrtllmMhaImpl::init_forward_metadata_out_graph(const ForwardBatch& fb, bool
       md.max_seq_len_q = num_draft_tokens_;
       target_verify_metadata_[bs] = std::move(md);
     }
+    set_split_order(fb, target_verify_metadata_.at(bs));
     forward_metadata_ = &target_verify_metadata_.at(bs);
   } else {
     throw Unsupported("trtllm_mha: extend is not captured in CUDA graphs");
@@ -275,21 +391,172 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
   if (decode_kernel) {
     p.qo_indptr = nullptr;
     p.q_len_per_req = q_len_per_req;
-    // Multi-CTA mode: few (request, KV head) units split each request evenly over the idle SMs; decided from
-    // the batch shape only, so it holds for every replay of a graph. Scratch after XQA's 8 MiB of semaphores.
-    const std::int64_t units = static_cast<std::int64_t>(md.batch_size) * num_kv_heads_;
-    const std::int64_t max_grid = 2LL * device_.sm_count();
-    p.max_num_chunks = static_cast<int>(std::max<std::int64_t>(1, max_grid / std::max<std::int64_t>(1, units)));
-    p.kv_chunk_size = p.max_num_chunks > 1 ? kSplitKvEven : 0;
-    p.workspace = static_cast<char*>(workspace_buffer_->data()) + kXqaSemaphoreBytes;
-    p.workspace_bytes = split_kv_workspace_bytes(total_q, p.max_num_chunks, num_qo_heads_, head_dim_);
-    if (p.workspace_bytes > workspace_buffer_->bytes() - kXqaSemaphoreBytes)
-      throw std::runtime_error("trtllm_mha: multi-CTA scratch exceeds the workspace");
-    device_.kernels().attention_decode(p, device_.stream());
+    const int splits = std::min(decode_seq_len_splits_, md.batch_size);
+    if (splits <= 1 || !md.split_order.allocated()) {
+      attend_decode(p, q_len_per_req);
+      return;
+    }
+    // Seq-len splits (0.5.23 L1535-1561), per layer: the batch sorted by length runs in `splits` groups; each
+    // group's q rows, block-table rows and lengths are index_select-ed, FlashInfer allocates the group's
+    // output, which index_copy_ puts back in place. Groups as torch.tensor_split cuts [bs] in `splits`
+    // [unverified: SGLang's exact grouping of the sorted order].
+    const int bs = md.batch_size;
+    const std::int64_t qrow = static_cast<std::int64_t>(q_len_per_req) * num_qo_heads_ * head_dim_ * dtype_size(dtype_);
+    const std::int64_t trow = 4LL * p.page_table_stride;
+    const auto* order = md.split_order.as<std::int32_t>();
+    auto copy = [&](void* dst, const void* src, const std::int32_t* di, const std::int32_t* si, int rows, std::int64_t bytes) {
+      CopyRowsParams c;
+      c.dst = dst;
+      c.src = src;
+      c.dst_index = di;
+      c.src_index = si;
+      c.rows = rows;
+      c.row_bytes = bytes;
+      device_.kernels().copy_rows(c, device_.stream());
+    };
+    const std::string t = "trtllm_mha.forward_decode.split_";
+    for (int g = 0, start = 0; g < splits; ++g) {
+      const int n = bs / splits + (g < bs % splits ? 1 : 0);
+      const std::int32_t* idx = order + start;
+      start += n;
+      Buffer q = device_.allocate(n * qrow, MemKind::device, t + "q");
+      Buffer table = device_.allocate(n * trow, MemKind::device, t + "block_tables");
+      Buffer lens = device_.allocate(4LL * n, MemKind::device, t + "seq_lens");
+      copy(q.data(), io.q, nullptr, idx, n, qrow);
+      copy(table.data(), md.page_table, nullptr, idx, n, trow);
+      copy(lens.data(), md.cache_seqlens_int32, nullptr, idx, n, 4);
+      Buffer out = device_.allocate(n * qrow, MemKind::device, t + "out");  // FlashInfer's empty_like(query)
+      AttentionParams gp = p;
+      gp.q = q.data();
+      gp.o = out.data();
+      gp.page_table = table.as<std::int32_t>();
+      gp.kv_lens = lens.as<std::int32_t>();
+      gp.batch_size = n;
+      gp.total_q = n * q_len_per_req;
+      attend_decode(gp, q_len_per_req);
+      copy(io.o, out.data(), idx, nullptr, n, qrow);
+    }
   } else {
     p.qo_indptr = md.cu_seqlens_q;
     device_.kernels().attention_prefill(p, device_.stream());
   }
+}
+
+void TrtllmMhaImpl::attend_decode(const AttentionParams& base, int q_len_per_req) const {
+  // Multi-CTA mode: few (request, KV head) units split each request evenly over the idle SMs; decided from
+  // the batch shape only, so it holds for every replay of a graph. Scratch after XQA's 8 MiB of semaphores
+  // (the semaphores are T1's prefix in 0.5.23 on SM90, carved from W before: the scratch starts 8 MiB in
+  // either way, xqa_batch_decode_with_kv_cache L4719-4721).
+  AttentionParams p = base;
+  const std::int64_t units = static_cast<std::int64_t>(p.batch_size) * num_kv_heads_;
+  const std::int64_t max_grid = 2LL * device_.sm_count();
+  p.max_num_chunks = static_cast<int>(std::max<std::int64_t>(1, max_grid / std::max<std::int64_t>(1, units)));
+  p.kv_chunk_size = p.max_num_chunks > 1 ? kSplitKvEven : 0;
+  p.workspace = static_cast<char*>(workspace_buffer_->data()) + kXqaSemaphoreBytes;
+  p.workspace_bytes = split_kv_workspace_bytes(p.total_q, p.max_num_chunks, num_qo_heads_, head_dim_);
+  if (p.workspace_bytes > workspace_buffer_->bytes() - kXqaSemaphoreBytes)
+    throw std::runtime_error("trtllm_mha: multi-CTA scratch exceeds the workspace");
+  (void)q_len_per_req;
+  device_.kernels().attention_decode(p, device_.stream());
+}
+
+void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) {
+  // Plain EXTEND on SM90/SM120 in 0.5.23 (L1890-1921): trtllm_fmha_v2_prefill over the paged cache.
+  Metadata& md = eager_metadata_;  // extend runs eagerly only
+  const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
+  const std::int64_t es = dtype_size(dtype_);
+  const std::int64_t page_bytes = static_cast<std::int64_t>(page_size_) * num_kv_heads_ * head_dim_ * es;
+  // FlashInfer allocates the output per call (out = torch.empty((T, Hq, D)), prefill.py L7749-7756; SGLang
+  // passes out=None outside piecewise graphs): counted here; the kernel writes the runner's output tensor.
+  Buffer out = device_.allocate(static_cast<std::int64_t>(fb.num_tokens) * num_qo_heads_ * head_dim_ * es, MemKind::device,
+                                "trtllm_mha.forward_extend.fmha_v2_out");
+  AttentionParams p;
+  p.q = io.q;
+  p.o = io.o;
+  p.qo_indptr = md.cu_seqlens_q;
+  p.addressing = KvAddressing::block_table;
+  p.kv_lens = md.cache_seqlens_int32;
+  p.page_size = page_size_;
+  p.batch_size = md.batch_size;
+  p.total_q = fb.num_tokens;
+  p.max_q_len = md.max_seq_len_q;
+  p.max_kv_len = max_context_len_;
+  p.num_qo_heads = num_qo_heads_;
+  p.num_kv_heads = num_kv_heads_;
+  p.head_dim = head_dim_;
+  p.dtype = dtype_;
+  p.causal = true;
+  p.window_left = layer.sliding_window_size;
+  p.sm_scale = layer.scaling;
+  p.sinks = layer.sinks;
+  Buffer pages, paged_kv;  // the slow path's per-layer copy
+  if (pool.fused_kv()) {
+    // Fast path (_fmha_v2_paged_inputs L429-468): V is a whole number of pages after K in one allocation, so
+    // the stacked table [bs, 2, max_num_pages] = stack([page_table, page_table + delta]) addresses both with
+    // no KV copy; built once per forward (memoized) by the first layer. attnbench builds the two halves from
+    // req_to_token (the same entries; SGLang stacks the page table and a `page_table + delta` temporary,
+    // allocated here too). The kernel reads K at table[:, 0] pages of the layer's K buffer and V at the same
+    // page index of its V buffer, which is exactly the address table[:, 1] names (V = K + delta pages).
+    if (!md.fmha_v2_block_tables.allocated()) {
+      const std::int64_t pages_row = max_num_pages_;
+      Buffer tmp = device_.allocate(4LL * md.batch_size * pages_row, MemKind::device,
+                                    "trtllm_mha.forward_metadata.fmha_v2_page_table_plus_delta_tmp");
+      md.fmha_v2_block_tables = device_.allocate(8LL * md.batch_size * pages_row, MemKind::device,
+                                                 "trtllm_mha.forward_metadata.fmha_v2_block_tables");
+      for (int half = 0; half < 2; ++half) {
+        PageTableParams pp;
+        pp.req_to_token = model_runner_.req_to_token_pool->device_data();
+        pp.req_to_token_stride = model_runner_.req_to_token_pool->width();
+        pp.req_pool_indices = fb.req_pool_indices;
+        pp.seq_lens = md.cache_seqlens_int32;
+        pp.page_table = md.fmha_v2_block_tables.as<std::int32_t>() + half * pages_row;
+        pp.row_stride = 2 * pages_row;
+        pp.max_num_pages = max_num_pages_;
+        pp.page_size = page_size_;
+        pp.batch_size = md.batch_size;
+        pp.add = half == 0 ? 0 : static_cast<std::int32_t>(pool.v_page_offset());
+        device_.kernels().build_page_table(pp, device_.stream());
+      }
+    }
+    p.k = pool.k_buffer(layer.layer_id);
+    p.v = pool.v_buffer(layer.layer_id);
+    p.page_table = md.fmha_v2_block_tables.as<std::int32_t>();
+    p.page_table_stride = 2 * max_num_pages_;
+  } else {
+    // Slow path (_fmha_v2_paged_kv L1438-1455), every layer: pages = page_table[rows, cols] [TP] int32, then
+    // paged_kv = new_empty((TP, 2, P, Hkv, D)) filled by two index_selects (K, V); the block table is
+    // fmha_v2_block_table [bs, Mb]. (SGLang's full-pool torch.stack branch, taken when TP >= the pool's
+    // pages or without host lengths, cannot occur here: attnbench sizes its pool with spare pages.)
+    const std::int64_t tp = md.fmha_v2_total_pages;
+    if (tp <= 0 || !md.fmha_v2_page_index.allocated())
+      throw std::logic_error("trtllm_mha: fmha_v2 slow path without batch pages");
+    if (tp >= pool.num_slots() / page_size_)
+      throw Unsupported("fmha_v2's full-pool torch.stack branch (TP >= pool pages) is not modelled");
+    pages = device_.allocate(4 * tp, MemKind::device, "trtllm_mha.forward_extend.fmha_v2_pages");
+    paged_kv = device_.allocate(2 * tp * page_bytes, MemKind::device, "trtllm_mha.forward_extend.fmha_v2_paged_kv");
+    CopyRowsParams g;
+    g.dst = pages.data();
+    g.src = md.page_table;
+    g.src_index = md.fmha_v2_page_index.as<std::int32_t>();
+    g.rows = tp;
+    g.row_bytes = 4;
+    device_.kernels().copy_rows(g, device_.stream());
+    for (int half = 0; half < 2; ++half) {
+      CopyRowsParams c;
+      c.dst = static_cast<char*>(paged_kv.data()) + half * page_bytes;
+      c.dst_row_stride = 2 * page_bytes;
+      c.src = half == 0 ? pool.k_buffer(layer.layer_id) : pool.v_buffer(layer.layer_id);
+      c.src_index = pages.as<std::int32_t>();
+      c.rows = tp;
+      c.row_bytes = page_bytes;
+      device_.kernels().copy_rows(c, device_.stream());
+    }
+    p.k = paged_kv.data();
+    p.v = static_cast<char*>(paged_kv.data()) + page_bytes;
+    p.page_table = md.fmha_v2_block_table.as<std::int32_t>();
+    p.page_table_stride = md.fmha_v2_max_pages;
+  }
+  device_.kernels().attention_prefill(p, device_.stream());
 }
 
 void TrtllmMhaImpl::forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) {
@@ -304,6 +571,10 @@ void TrtllmMhaImpl::forward_extend(const AttentionIO& io, const Layer& layer, co
   if (save_kv_cache) write_kv(io, layer, fb);
   if (fb.forward_mode == ForwardMode::target_verify) {
     attend(io, layer, *forward_metadata_, /*decode_kernel=*/true, fb.num_draft_tokens, fb.num_tokens);
+    return;
+  }
+  if (use_fmha_v2_) {
+    forward_extend_fmha_v2(io, layer, fb);
     return;
   }
   // multi_ctas_kv_counter_buffer is not passed to the context call, so FlashInfer allocates a zeroed counter

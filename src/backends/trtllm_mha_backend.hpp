@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "backends/attention_backend.hpp"
+#include "kernels/params.hpp"
 
 namespace attnbench {
 
@@ -43,11 +44,30 @@ class TrtllmMhaImpl {
     std::int32_t* page_table = nullptr;           // [bs, max_num_pages]
     int max_seq_len_q = 1;
     int batch_size = 0;
+    // _init_fmha_v2_batch_pages (0.5.23 L1400-1436), every EXTEND forward on SM90/SM120 (fmha_v2 path):
+    Buffer fmha_v2_num_pages, fmha_v2_first;       // [bs] int64
+    Buffer fmha_v2_copy_rows, fmha_v2_copy_cols;   // [TP] int64 (TP = total pages of the batch)
+    Buffer fmha_v2_block_table;                    // [bs, Mb] int32 (Mb = most pages of one request)
+    Buffer fmha_v2_page_index;                     // [TP] int32: rows * max_num_pages + cols (the slow path's gather)
+    std::int64_t fmha_v2_total_pages = 0;
+    int fmha_v2_max_pages = 0;
+    // The memoized stacked block table [bs, 2, max_num_pages] int32 of the fast path (L429-468): built by the
+    // first layer's forward, reused by the others (forward_metadata.fmha_v2_block_tables).
+    Buffer fmha_v2_block_tables;
+    // Decode seq-len splits (0.5.23 L1531-1561): the batch order by length, [bs] int32 (argsort).
+    Buffer split_order;
   };
   void write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const;
   void build_page_table(const ForwardBatch& fb, const Metadata& md) const;
   void attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel, int q_len_per_req,
               int total_q) const;
+  // The decode kernel over one group of requests (all of them without seq-len splits).
+  void attend_decode(const AttentionParams& base, int q_len_per_req) const;
+  void init_fmha_v2_batch_pages(const ForwardBatch& fb, Metadata& md) const;
+  void forward_extend_fmha_v2(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
+  void set_split_order(const ForwardBatch& fb, Metadata& md) const;
+  // Whether plain EXTEND runs fmha_v2 (SM90/SM120 in SGLang 0.5.23) rather than the TRTLLM context kernel.
+  bool use_fmha_v2() const { return use_fmha_v2_; }
 
   ModelRunner& model_runner_;
   Device& device_;
@@ -56,11 +76,16 @@ class TrtllmMhaImpl {
   int max_context_len_;
   int max_num_pages_;  // ceil(context_len / page_size) (L203-205)
   int num_draft_tokens_;
+  int arch_;                   // the path SGLang takes: 90 (XQA decode, fmha_v2 prefill in 0.5.23), 100, 120
+  bool use_fmha_v2_ = false;   // 0.5.23 L367: is_sm90 or is_sm120
+  int decode_seq_len_splits_ = 1;
+  std::int64_t semaphore_bytes_ = 0;  // T1's XQA semaphore prefix (0.5.23 L308): 8 MiB on SM90/SM120
 
   // --- construction (section 1b) ---
   std::shared_ptr<Buffer> workspace_buffer_;  // T1 [W] uint8, zeros, shared "trtllm_mha_zero_workspace"
   Buffer multi_ctas_kv_counter_buffer_;       // T2 [round_up(max(B*Hq_cfg, sm_count), 8) * 4] uint8, zeros
   std::shared_ptr<Buffer> default_kv_scale_;  // T3 [1] float32, ones, shared "trtllm_mha_default_kv_scale"
+  Buffer xqa_spec_dec_mask_;                  // T4 [R + 1, N, 2 * ceil(N / 32)] uint16 (0.5.23, XQA + spec only)
 
   // --- CUDA-graph state (section 2b) ---
   struct GraphGroup {

@@ -120,6 +120,7 @@ class CudaDevice final : public Device {
   void synchronize() override { ATTNBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   std::optional<MemoryInfo> memory_info() override;
   int sm_count() const override { return props_.multiProcessorCount; }
+  int sm_version() const override { return props_.major * 10 + props_.minor; }
   std::unique_ptr<Timer> make_timer() override { return std::make_unique<CudaTimer>(stream_); }
   const KernelTable& kernels() const override { return cuda_kernel_table(); }
   void* stream() const override { return stream_; }

@@ -80,6 +80,8 @@ class Device {
   }
   // Streaming multiprocessors; the CPU device reports the modelled GPU's (H200: 132) for sizes that use it.
   virtual int sm_count() const = 0;
+  // Compute capability as major * 10 + minor (90 for an H200). The CPU device models an H200.
+  virtual int sm_version() const { return 90; }
   virtual std::unique_ptr<Timer> make_timer() = 0;
   virtual const KernelTable& kernels() const = 0;
   // The stream kernels are launched on (cudaStream_t on CUDA; nullptr on the CPU).

@@ -41,13 +41,23 @@ std::span<const std::int32_t> ReqToTokenPool::host_row(int row) const {
 }
 
 TokenToKVPool::TokenToKVPool(Device& device, std::int64_t capacity_tokens, int page_size, int num_layers,
-                             int num_kv_heads, int head_dim, DType dtype, bool shuffle, std::uint64_t seed)
-    : device_(device), page_size_(page_size), num_kv_heads_(num_kv_heads), head_dim_(head_dim), dtype_(dtype) {
+                             int num_kv_heads, int head_dim, DType dtype, bool shuffle, std::uint64_t seed,
+                             bool fused_kv)
+    : device_(device), page_size_(page_size), num_kv_heads_(num_kv_heads), head_dim_(head_dim), dtype_(dtype),
+      fused_kv_(fused_kv) {
   const std::int64_t pages = (capacity_tokens + page_size - 1) / page_size;
-  num_slots_ = (pages + 1) * page_size;  // + the padding page
+  num_slots_ = (pages + 1) * page_size;  // + the padding page; a whole number of pages (SGLang's padded rows)
   for (int l = 0; l < num_layers; ++l) {
-    k_.push_back(device.allocate(layer_bytes(), MemKind::device, "engine.token_to_kv_pool.k_buffer"));
-    v_.push_back(device.allocate(layer_bytes(), MemKind::device, "engine.token_to_kv_pool.v_buffer"));
+    if (fused_kv_) {
+      kv_.push_back(device.allocate(2 * layer_bytes(), MemKind::device, "engine.token_to_kv_pool.kv_buffer"));
+      k_ptr_.push_back(kv_.back().data());
+      v_ptr_.push_back(static_cast<char*>(kv_.back().data()) + layer_bytes());
+    } else {
+      k_.push_back(device.allocate(layer_bytes(), MemKind::device, "engine.token_to_kv_pool.k_buffer"));
+      v_.push_back(device.allocate(layer_bytes(), MemKind::device, "engine.token_to_kv_pool.v_buffer"));
+      k_ptr_.push_back(k_.back().data());
+      v_ptr_.push_back(v_.back().data());
+    }
   }
   free_pages_.resize(static_cast<std::size_t>(pages));
   for (std::int64_t p = 0; p < pages; ++p) free_pages_[p] = static_cast<std::int32_t>(pages - p);  // pop 1 first
@@ -79,8 +89,8 @@ std::vector<std::int32_t> TokenToKVPool::alloc_sequence(std::int64_t tokens) {
 void TokenToKVPool::fill_random(std::uint64_t seed) {
   const std::int64_t n = num_slots_ * num_kv_heads_ * head_dim_;
   for (int l = 0; l < num_layers(); ++l) {
-    fill_uniform(device_, k_[l].data(), n, dtype_, fill_seed(seed, false, l), -1.0f, 1.0f);
-    fill_uniform(device_, v_[l].data(), n, dtype_, fill_seed(seed, true, l), -1.0f, 1.0f);
+    fill_uniform(device_, k_ptr_[l], n, dtype_, fill_seed(seed, false, l), -1.0f, 1.0f);
+    fill_uniform(device_, v_ptr_[l], n, dtype_, fill_seed(seed, true, l), -1.0f, 1.0f);
   }
 }
 

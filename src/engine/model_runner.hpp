@@ -21,6 +21,9 @@ struct ModelRunner {
   TokenToKVPool* token_to_kv_pool = nullptr;      // not owned; null when only construction is measured
 
   int context_len() const { return server_args.effective_context_len(model_config); }  // max_context_len
+  // The architecture whose path the backends take: --arch, else the device's (CPU: the modelled H200, 90).
+  int arch() const { return server_args.arch > 0 ? server_args.arch : device.sm_version(); }
+  const SglangProfile& profile() const { return server_args.profile(); }
 };
 
 }  // namespace attnbench

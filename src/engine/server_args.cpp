@@ -79,6 +79,17 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
     fail("--speculative-num-draft-tokens: must be in [0, 64] (got " + std::to_string(a.speculative_num_draft_tokens) + ")");
   if (a.env_flashinfer_workspace_size && (*a.env_flashinfer_workspace_size < 1 || *a.env_flashinfer_workspace_size > (64LL << 30)))
     fail("--flashinfer-workspace-size: must be in [1, 64 GiB] bytes");
+  const SglangProfile& profile = find_sglang_profile(a.sglang_version);
+  if (a.arch != 0 && a.arch != 90 && a.arch != 100 && a.arch != 120)
+    fail("--arch: " + std::to_string(a.arch) + " is not a modelled architecture (sm90, sm100, sm120)");
+  if (a.trtllm_decode_seq_len_splits < 1 || a.trtllm_decode_seq_len_splits > 4096)
+    fail("--trtllm-decode-seq-len-splits: must be in [1, 4096] (SGLang raises below 1; got " +
+         std::to_string(a.trtllm_decode_seq_len_splits) + ")");
+  if (a.trtllm_decode_seq_len_splits > 1 && !profile.decode_seq_len_splits)
+    fail("--trtllm-decode-seq-len-splits: SGLang " + profile.version +
+         " has no SGLANG_TRTLLM_MHA_DECODE_SEQ_LEN_SPLITS (it came with 0.5.23)");
+  if (a.kv_layout != "auto" && a.kv_layout != "separate")
+    fail("--kv-layout: expected auto or separate (got '" + a.kv_layout + "')");
   if (m.num_layers < 1) fail("--layers: must be at least 1");
   if (m.num_attention_heads < 1 || m.num_key_value_heads < 1)
     fail("--model: head counts must be positive");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/model_config.hpp"
+#include "engine/sglang_profile.hpp"
 
 namespace attnbench {
 
@@ -34,6 +35,23 @@ struct ServerArgs {
   // Which "inherit AttentionBackend" variant trtllm_mha models: false = drop kv_indptr / kv_last_page_len
   // (PRs #30830, #35219; design.md), true = keep them (PRs #31394, #44073).
   bool trtllm_keep_indptr = false;
+
+  // --sglang: the modelled SGLang release (engine/sglang_profile.hpp); its facts gate the backends' branches.
+  std::string sglang_version = "0.5.23";
+  // --arch: the GPU architecture whose path the backends take (90 = SM90, 100 = SM100, 120 = SM120);
+  // 0: the device's (a CUDA device's compute capability; the CPU device models an H200, SM90).
+  int arch = 0;
+  // SGLANG_TRTLLM_MHA_DECODE_SEQ_LEN_SPLITS (0.5.23 environ.py L1267-1270; default 1, values < 1 raise):
+  // trtllm_mha decode sorts the batch by length and runs it in this many groups per layer (L1531-1561).
+  int trtllm_decode_seq_len_splits = 1;
+  // --kv-layout: auto (the profile's: one allocation per layer with K and V as its halves in 0.5.23,
+  // separate buffers before) or separate (0.5.23's fallback when K and V shapes differ, memory_pool.py
+  // L2646-2648: fmha_v2 prefill then copies the batch's pages every layer).
+  std::string kv_layout = "auto";
+
+  const SglangProfile& profile() const { return find_sglang_profile(sglang_version); }
+  // Whether the KV pool allocates each layer's K and V as the two halves of one buffer.
+  bool fused_kv_pool() const { return kv_layout == "auto" && profile().fused_kv_pool; }
 
   int effective_context_len(const ModelConfig& m) const { return context_len > 0 ? context_len : m.context_len; }
   // The decode capture list: cuda_graph_bs, or SGLang's default for cuda_graph_max_bs capped at R.

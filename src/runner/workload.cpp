@@ -64,7 +64,8 @@ Workload::Workload(Device& device, const Case& c) : device_(device), case_(c), r
   const int width = static_cast<int>(std::max<std::int64_t>(1, c.kv_len_max()));
   req_to_token_pool_ = std::make_unique<ReqToTokenPool>(device, c.batch, width);
   token_to_kv_pool_ = std::make_unique<TokenToKVPool>(device, cap, c.server.page_size, m.num_layers, m.num_kv_heads(),
-                                                      m.head_dim, m.dtype, /*shuffle=*/true, seeds.pool);
+                                                      m.head_dim, m.dtype, /*shuffle=*/true, seeds.pool,
+                                                      c.server.fused_kv_pool());
   // The device pool's allocator is the same as the plan's: check the slot maps agree.
   for (int i = 0; i < c.batch; ++i) {
     const auto slots = token_to_kv_pool_->alloc_sequence(static_cast<std::int64_t>(host_.slots[i].size()));

@@ -16,6 +16,7 @@ MemoryReport measure(const std::string& model, ServerArgs s = {}, std::optional<
   MemoryRequest r;
   r.model = find_model_preset(model);
   r.server = s;
+  r.server.sglang_version = "30cb848d4";  // the figures of sglang-backends.md (SGLang main @30cb848d4)
   r.backends = backend_names();
   r.prefill_backend = prefill;
   return measure_memory(r, [] { return std::make_unique<CpuDevice>(); });
