@@ -79,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       bool sinks = false, quiet = false;
     } o;
     CLI::App app{"config_toml_fuzz"};
+    app.fallthrough();  // `run --config FILE`, as attnbench parses it
     auto fmt = std::make_shared<attnbench::TomlConfig>();
     app.config_formatter(fmt);
     app.set_config("--config");

@@ -79,7 +79,9 @@ void check_not_an_input(const std::string& output, const std::string& option,
 // The target's symlinks are followed (the file a symlink points to is replaced, the link stays). The new file
 // gets the mode of the file it replaces, or 0666 less the umask for a new one (as an ofstream would).
 // A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) cannot be renamed over: it
-// is written in place, and commit() still reports a failed write (e.g. /dev/full).
+// is written in place (opening a FIFO waits for its reader, as a shell redirection does), and commit() still
+// reports a failed write (e.g. /dev/full). A target that is a hard link of another name gets a new inode: the
+// other name keeps the old contents (check_not_an_input refuses outputs that are inputs before this matters).
 // Not for "-": write to std::cout and call check_stream_written.
 class AtomicFile {
  public:

@@ -281,6 +281,7 @@ Parsed parse_app(const TempDir& d, const std::string& text, std::vector<std::str
   Parsed p;
   CLI::App app{"test"};
   auto fmt = std::make_shared<TomlConfig>();
+  app.fallthrough();          // `run --config FILE`, as attnbench parses it
   app.config_formatter(fmt);  // before the subcommands: they copy the formatter when created
   app.set_config("--config");
   app.allow_config_extras(CLI::config_extras_mode::error);
