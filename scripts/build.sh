@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev libfccp-dev
-          nlohmann-json3-dev python3 python3-matplotlib)
+          nlohmann-json3-dev libre2-dev libtomlplusplus-dev python3 python3-matplotlib)
 scripts/install_packages.sh "${packages[@]}"
 
 build_dir="${ATTNBENCH_BUILD_DIR:-build}"

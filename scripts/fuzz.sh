@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in fuzz/ (config_fuzz, trace_fuzz, results_fuzz) with clang++
+# Builds the libFuzzer targets in fuzz/ (config_fuzz, config_toml_fuzz, trace_fuzz, results_fuzz) with clang++
 # -fsanitize=fuzzer,address,undefined against the project's own static libraries, then runs each for a bounded
 # time on a copy of its seed corpus (fuzz/corpus/<target>/), all targets at once. Exits non-zero on any finding (crash, sanitizer
 # report, unexpected exception, broken contract) and keeps the input that caused it.
 #
-# Usage: scripts/fuzz.sh [target...]            (default: all three)
+# Usage: scripts/fuzz.sh [target...]            (default: all four)
 # Environment:
 #   FUZZ_SECONDS        seconds of fuzzing per target (default 60; 0: build only)
 #   ATTNBENCH_FUZZ_DIR  build folder (default build-fuzz): libraries, binaries, working corpora, crashes
@@ -15,14 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(clang libclang-rt-14-dev libomp-dev cmake ninja-build libcli11-dev libeigen3-dev libfccp-dev nlohmann-json3-dev)
+packages=(clang libclang-rt-14-dev libomp-dev cmake ninja-build libcli11-dev libeigen3-dev libfccp-dev nlohmann-json3-dev
+          libre2-dev libtomlplusplus-dev)
 scripts/install_packages.sh "${packages[@]}"
 
 build_dir="${ATTNBENCH_FUZZ_DIR:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${ATTNBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 targets=("$@")
-((${#targets[@]})) || targets=(config_fuzz trace_fuzz results_fuzz)
+((${#targets[@]})) || targets=(config_fuzz config_toml_fuzz trace_fuzz results_fuzz)
 
 start=$(date +%s)
 # The libraries: ASan + UBSan from the project's option, plus libFuzzer's coverage instrumentation
@@ -47,7 +48,7 @@ for t in "${targets[@]}"; do
   echo "attnbench fuzz: building $build_dir/$t" >&2
   # shellcheck disable=SC2086
   clang++ -std=c++20 $common_flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -fno-omit-frame-pointer -Isrc -I. -I/usr/include/eigen3 "fuzz/$t.cpp" "${libs[@]}" -fopenmp -pthread \
+    -fno-omit-frame-pointer -Isrc -I. -I/usr/include/eigen3 "fuzz/$t.cpp" "${libs[@]}" -lre2 -fopenmp -pthread \
     -o "$build_dir/$t"
 done
 built=$(date +%s)
