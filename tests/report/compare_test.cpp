@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "report/results_json.hpp"
+#include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
@@ -493,6 +494,78 @@ TEST(CompareLoad, CommittedH200ResultsLoadAndCompareWithThemselves) {
   const CompareResult r = compare_results(csv, js);
   EXPECT_FALSE(r.failed);
   EXPECT_EQ(r.pairs.size(), 285u);
+}
+
+// ---- golden outputs: every writer, byte for byte ---------------------------------------------------------
+
+// Every verdict, memory growth and shrink, correctness changes, a row missing in NEW, one only in NEW, an
+// accepted environment difference, a case id with a comma (CSV quoting).
+CompareResult rich_result() {
+  ResultSet base = three_row_set(), now = three_row_set();
+  const auto add = [](ResultSet& s, ResultRow r, bool samples) {
+    if (samples) s.samples[sample_key(r)] = tight(*r.step_median_us);
+    s.rows.push_back(std::move(r));
+  };
+  add(base, row("trtllm_mha_legacy", "eager", 100, 70, 130), false);  // p10-p90, overlapping: ambiguous
+  add(now, row("trtllm_mha_legacy", "eager", 120, 90, 150), false);
+  ResultRow sk = row("trtllm_mha_legacy", "graph", 100, 99, 101);
+  add(base, sk, true);
+  sk.status = "skipped";
+  sk.ref_pass.reset();
+  add(now, sk, false);
+  ResultRow comma = row("odd", "eager", 50, 49, 51);
+  comma.case_id = "decode/odd,case/b=1";
+  add(base, comma, true);  // missing in NEW
+  ResultRow extra = row("extra", "graph", 10, 9, 11);
+  add(now, extra, true);  // only in NEW
+  ResultRow failed = row("flashinfer", "graph", 100, 99, 101);
+  add(base, failed, true);
+  failed.status = "failed";
+  failed.note = "CUDA error, \"illegal\" address";
+  failed.ref_pass.reset();
+  add(now, failed, false);
+  now.samples[sample_key(now.rows[0])] = tight(80);   // flashinfer eager: faster
+  now.samples[sample_key(now.rows[1])] = tight(130);  // trtllm_mha eager: slower, beyond the gate
+  *now.rows[1].ctor_device_bytes += 4096;
+  *now.rows[2].ctor_device_bytes -= 2 << 20;  // graph: same latency, less memory
+  now.rows[2].step_peak_device_bytes = 100;
+  base.rows[2].step_peak_device_bytes = 100;
+  now.rows[2].bitwise_equal_to = "";
+  now.rows[3].ref_pass = false;
+  now.environment = {{"gpu_name", "NVIDIA H100"}, {"driver_version", "13.0"}};
+  CompareOptions opt;
+  opt.allow_env_mismatch = true;
+  return compare_results(base, now, opt);
+}
+
+TEST(CompareGolden, TableMarkdownCsvJson) {
+  const CompareResult r = rich_result();
+  std::ostringstream table, md, csv, js;
+  write_compare_table(table, r);
+  write_compare_markdown(md, r);
+  write_compare_csv(csv, r);
+  write_compare_json(js, r);
+  test::expect_golden("compare.txt", table.str());
+  test::expect_golden("compare.md", md.str());
+  test::expect_golden("compare.csv", csv.str());
+  test::expect_golden("compare.json", js.str());
+
+  const ResultSet s = three_row_set();
+  const CompareResult same = compare_results(s, s);
+  std::ostringstream same_table, same_md, same_csv;
+  write_compare_table(same_table, same);
+  write_compare_markdown(same_md, same);
+  write_compare_csv(same_csv, same);
+  test::expect_golden("compare-same.txt", same_table.str());
+  test::expect_golden("compare-same.md", same_md.str());
+  test::expect_golden("compare-same.csv", same_csv.str());
+}
+
+TEST(ResultsJsonGolden, ExactBytes) {
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}},
+                     "attnbench run --x", {full_row("trtllm_mha"), full_row("flashinfer")});
+  test::expect_golden("results.json", test::read_file(d.file("r.json")));
 }
 
 }  // namespace

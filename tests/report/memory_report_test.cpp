@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/golden.hpp"
+
 namespace attnbench {
 namespace {
 
@@ -59,6 +61,28 @@ TEST(MemoryReport, TableStatesTheSaving) {
   write_memory_table(os, sample_report());
   EXPECT_NE(os.str().find("What the change saves (trtllm_mha_legacy - trtllm_mha)"), std::string::npos);
   EXPECT_NE(os.str().find("12 KV-cache tokens of m"), std::string::npos);
+}
+
+TEST(MemoryReportGolden, TableCsvJson) {
+  MemoryReport r = sample_report();
+  r.context.emplace_back("empty value", "");
+  r.backends[1].phases.push_back({"capture", 34232, 4096, 0, std::nullopt,
+                                  {{"t.x[bs]", "device", 34232, false, 36}, {"t.none", "device", 0, false, 0},
+                                   {"t.pin", "pinned", 4096, false, 1}}});
+  r.backends.push_back({"flashinfer", "FlashInferAttnBackend", {}, "out of memory"});
+  r.backends.push_back({"short", "x", {}, "e"});
+  std::ostringstream table, csv, js;
+  write_memory_table(table, r);
+  write_memory_csv(csv, r);
+  write_memory_json(js, r);
+  test::expect_golden("memory.txt", table.str());
+  test::expect_golden("memory.csv", csv.str());
+  test::expect_golden("memory.json", js.str());
+  // No model bytes per token: the saving without its KV-token worth.
+  r.kv_bytes_per_token = 0;
+  std::ostringstream no_kv;
+  write_memory_table(no_kv, r);
+  test::expect_golden("memory-no-kv.txt", no_kv.str());
 }
 
 }  // namespace

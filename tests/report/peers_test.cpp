@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "report/markdown.hpp"
 #include "report/results_json.hpp"
+#include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
@@ -463,6 +464,63 @@ TEST(PeersCli, ReportWithPeersAddsTheSectionAndRefusesModelFiles) {
   EXPECT_TRUE(has(bad.err, "not a library backend")) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   EXPECT_TRUE(bad.out.empty()) << bad.out;
+}
+
+// ---- golden outputs --------------------------------------------------------------------------------------
+
+// Ratios above and below 1.5x, rows not ok, ledgers with tags on one side only and a kind disagreement, a
+// pair without ledgers, unmatched rows on both sides, a library row without a twin, two environments.
+PeerComparison rich_peers() {
+  ResultRow m1 = row(kCaseA, "flashinfer", "eager", 30, 400), l1 = row(kCaseA, "flashinfer_lib", "eager", 10, 250);
+  m1.ledger = {entry("flashinfer.workspace_buffer", "device", 402653184),
+               entry("flashinfer.decode_wrappers[0].int_workspace", "device", 8388608),
+               entry("fi.pin", "pinned", 8388608), entry("fi.x", "device", 16388),
+               entry("flashinfer.cuda_graph_kv_indices", "device", 777, "graph_state")};
+  l1.ledger = {entry("flashinfer.workspace_buffer", "device", 402653184),
+               entry("flashinfer.decode_wrappers[0].int_workspace", "device", 8388608 + 4096),
+               entry("fi.pin", "device", 8388608), entry("ragged", "device", 1000)};
+  ResultRow m2 = row(kCaseB, "flashinfer", "graph", 12, 100), l2 = row(kCaseB, "flashinfer_lib", "graph", 11, 90);
+  ResultRow m3 = row(kCaseA, "trtllm_mha", "eager", 20, 300), l3 = row(kCaseA, "trtllm_lib", "eager", 16, 240);
+  ResultRow m4 = row(kCaseB, "trtllm_mha", "eager", 20, 300), l4 = row(kCaseB, "trtllm_lib", "eager", 16, 240);
+  l4.status = "skipped";
+  l4.ref_pass.reset();
+  ResultRow m5 = row(kCaseC, "trtllm_mha", "eager", 5, 50);  // no library row
+  ResultRow l6 = row(kCaseC, "flashinfer_lib", "eager", 5, 50);  // no model row
+  ResultRow l7 = row(kCaseA, "cudnn_lib", "eager", 1, 10);       // no twin
+  l3.ref_pass = false;
+  PeerComparison c = compare_peers({m1, m2, m3, m4, m5}, {l1, l2, l3, l4, l6, l7});
+  c.library_environments = {library_set().environment, {{"gpu_name", "NVIDIA H100"}, {"driver_version", "570"}}};
+  c.warnings = {"attnbench ran on NVIDIA H200, the library on NVIDIA H100"};
+  return c;
+}
+
+TEST(PeersGolden, TableMarkdownCsvJson) {
+  const PeerComparison c = rich_peers();
+  std::ostringstream table, md, csv, js;
+  write_peer_table(table, c);
+  write_peer_markdown(md, c);
+  write_peer_csv(csv, c);
+  write_peer_json(js, c, "peer comparison: model rows of BASE vs library rows of NEW");
+  test::expect_golden("peers.txt", table.str());
+  test::expect_golden("peers.md", md.str());
+  test::expect_golden("peers.csv", csv.str());
+  test::expect_golden("peers.json", js.str());
+
+  const PeerComparison empty = compare_peers(model_set().rows, {});
+  std::ostringstream et, em;
+  write_peer_table(et, empty);
+  write_peer_markdown(em, empty);
+  test::expect_golden("peers-empty.txt", et.str());
+  test::expect_golden("peers-empty.md", em.str());
+}
+
+TEST(PeersGolden, ReportWithPeers) {
+  ResultSet merged = model_set();
+  for (const ResultRow& r : library_set().rows) merged.rows.push_back(r);
+  merged.environment.emplace_back("flashinfer_version", "0.2.14");
+  ResultSet other = library_set();
+  other.environment = {{"gpu_name", "NVIDIA H100"}};
+  test::expect_golden("report-peers.md", report(merged, {other}));
 }
 
 }  // namespace
