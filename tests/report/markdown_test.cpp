@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "support/backend_catalog.hpp"
 #include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
@@ -59,7 +60,7 @@ ResultSet small_set() {
 
 std::string report(const ResultSet& s, const MemoryReport* m, const std::string& cmd) {
   std::ostringstream os;
-  write_markdown_report(os, s, m, cmd);
+  write_markdown_report(os, s, m, cmd, test::standard_catalog());
   return os.str();
 }
 
@@ -150,7 +151,7 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   test::TempDir d;
   {
     std::ofstream out(d.file("m.json"));
-    write_memory_json(out, m);
+    write_memory_json(out, m, test::standard_catalog());
   }
   const MemoryReport back = load_memory_report_json(d.file("m.json"));
   EXPECT_EQ(back.model, "llama-3.1-8b");
