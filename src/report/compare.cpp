@@ -2,17 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <stdexcept>
-#include <string_view>
-#include <variant>
 
 #include "core/errors.hpp"
 #include "core/stats.hpp"
