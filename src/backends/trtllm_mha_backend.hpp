@@ -21,7 +21,12 @@ class TrtllmMhaImpl {
 
   // L120-127: SGLANG_FLASHINFER_WORKSPACE_SIZE if it is in os.environ when the constructor is entered,
   // else DEFAULT_WORKSPACE_SIZE_MB = 512 (L63). Read before the parent constructor can change it.
-  static std::int64_t workspace_bytes_at_entry(const ModelRunner& model_runner);
+  static std::int64_t workspace_bytes_at_entry(const ProcessEnv& env);
+  static std::int64_t workspace_bytes_at_entry(const ModelRunner& model_runner) {
+    return workspace_bytes_at_entry(model_runner.env);
+  }
+  // What the constructor derives, on a fresh environment: trtllm_workspace_bytes (T1's size).
+  static DerivedFacts derived_facts(const ModelConfig& model, const ServerArgs& args);
   // Page size and head checks SGLang makes (overrides.py L2173-2186, ctor L220-243); InputError names the option.
   static void validate(const ModelConfig& model, const ServerArgs& args);
 
@@ -44,7 +49,6 @@ class TrtllmMhaImpl {
     int max_seq_len_q = 1;
     int batch_size = 0;
   };
-  void write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const;
   void build_page_table(const ForwardBatch& fb, const Metadata& md) const;
   void attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel, int q_len_per_req,
               int total_q) const;
