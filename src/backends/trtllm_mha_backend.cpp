@@ -305,7 +305,7 @@ void TrtllmMhaImpl::forward_extend(const AttentionIO& io, const Layer& layer, co
 
 // ---------------------------------------------------------------------------------------------------------
 
-TrtllmMhaBackend::TrtllmMhaBackend(ModelRunner& mr) : impl_(mr, TrtllmMhaImpl::workspace_bytes_at_entry(mr)) {
+TrtllmMhaBackend::TrtllmMhaBackend(ModelRunner& mr) : TrtllmMhaMethods(mr, TrtllmMhaImpl::workspace_bytes_at_entry(mr)) {
   if (mr.server_args.trtllm_keep_indptr) {
     const int max_bs = mr.server_args.max_running_requests;
     kv_indptr_ = mr.device.allocate_zeroed(4LL * (max_bs + 1), MemKind::device, "trtllm_mha.kv_indptr");
