@@ -29,6 +29,8 @@ struct BackendInfo {
   std::string change_baseline;
   // The sizes and flags the constructor derives (FlashInfer's float workspace, ...); nullptr: none.
   DerivedFacts (*derived)(const ModelConfig&, const ServerArgs&) = nullptr;
+  // What library_twin runs, for the reports (Markdown); empty without a twin.
+  std::string library_what;
 };
 
 // Every backend: the built-ins in their fixed order, then registered variants in registration order.
