@@ -155,6 +155,15 @@ void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bo
   sub->add_flag("--flashinfer-use-paged", s.env_flashinfer_use_paged, "SGLANG_FLASHINFER_USE_PAGED: no ragged extend");
   sub->add_flag("--trtllm-keep-indptr", s.trtllm_keep_indptr,
                 "trtllm_mha keeps kv_indptr / kv_last_page_len (PRs #31394, #44073)");
+  sub->add_option("--sglang", s.sglang_version, "Modelled SGLang release (attnbench list shows the profiles)")
+      ->capture_default_str();
+  sub->add_option("--arch", m.arch, "GPU architecture whose path the backends take: sm90, sm100, sm120 (default: the device's; the CPU models an H200, sm90)");
+  sub->add_option("--trtllm-decode-seq-len-splits", s.trtllm_decode_seq_len_splits,
+                  "SGLANG_TRTLLM_MHA_DECODE_SEQ_LEN_SPLITS: trtllm_mha decode in this many length-sorted groups (0.5.23)")
+      ->capture_default_str();
+  sub->add_option("--kv-layout", s.kv_layout,
+                  "auto (the profile's KV pool: K and V halves of one buffer in 0.5.23) or separate (fmha_v2 then copies pages)")
+      ->capture_default_str();
   sub->add_option("--device", m.device, "auto, cpu or cuda")->capture_default_str();
 }
 
@@ -264,6 +273,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     compare->add_option("--alpha", c.alpha, "Significance of the rank test (raw samples on both sides)")->capture_default_str();
     compare->add_option("--min-effect", c.min_effect, "Smallest median change that counts (fraction)")->capture_default_str();
     compare->add_flag("--allow-env-mismatch", c.allow_env_mismatch, "Compare results from different GPUs / drivers");
+    compare->add_flag("--allow-version-mismatch", c.allow_version_mismatch,
+                      "Compare rows that model different SGLang releases (--sglang)");
     compare->add_flag("--peers", c.peers,
                       "Model vs library, not the gate: BASE holds attnbench's rows, NEW the library script's "
                       "(backends *_lib); per case the latency ratio model / library");

@@ -96,6 +96,10 @@ int run_list_command(std::ostream& out) {
     if (m.has_sliding_window()) out << ", window " << m.sliding_window;
     out << "\n";
   }
+  out << "SGLang versions modelled (--sglang; the first is the default):\n";
+  for (const auto& p : sglang_profiles())
+    out << "  " << p.version << std::string(20 - std::min<std::size_t>(19, p.version.size()), ' ') << "FlashInfer "
+        << p.flashinfer_version << ": " << p.description << "\n";
   out << "configs:\n";
   for (const char* dir : {"configs", ATTNBENCH_SOURCE_DIR "/configs"}) {
     std::error_code ec;
@@ -152,6 +156,11 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   {
     auto d = make_device(resolved);
     env = environment_fingerprint(*d);
+    // The modelled SGLang release (every row names it too; a sweep has one).
+    const SglangProfile& profile = find_sglang_profile(plan.model.server.sglang_version);
+    env.push_back({"sglang_version", profile.version});
+    env.push_back({"flashinfer_version_modelled", profile.flashinfer_version});
+    env.push_back({"arch", arch_name(plan.model.server.arch > 0 ? plan.model.server.arch : d->sm_version())});
     if (!validate_only) {
       s.copy_bandwidth = d->measure_copy_bandwidth();
       env.push_back({"copy_bandwidth_bytes_per_s", std::to_string(s.copy_bandwidth)});
@@ -204,6 +213,7 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   opt.alpha = o.alpha;
   opt.min_effect = o.min_effect;
   opt.allow_env_mismatch = o.allow_env_mismatch;
+  opt.allow_version_mismatch = o.allow_version_mismatch;
   const ResultSet base = load_result_set(o.base);
   const ResultSet now = load_result_set(o.now);
   if (o.peers) {

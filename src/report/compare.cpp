@@ -59,7 +59,8 @@ std::optional<std::string> gpu_of(const ResultSet& s) {
 void check_schema_versions(const ResultSet& base, const ResultSet& now) {
   const auto versions = [](const ResultSet& s, const char* side) {
     std::set<int> v;
-    for (const ResultRow& r : s.rows) v.insert(r.schema_version);
+    // Version 1 rows are read as version 2 rows of SGLang 30cb848d4 (results_io.hpp): the two compare.
+    for (const ResultRow& r : s.rows) v.insert(r.schema_version == 1 ? 2 : r.schema_version);
     if (v.size() > 1)
       throw InputError(std::string("compare: ") + side + " mixes schema versions " +
                        std::to_string(*v.begin()) + " and " + std::to_string(*v.rbegin()));
@@ -86,6 +87,29 @@ std::vector<std::string> check_environments(const ResultSet& base, const ResultS
     throw InputError(msg + "; --allow-env-mismatch to compare anyway");
   }
   return diffs;
+}
+
+// The SGLang releases a set's rows model (version 1 rows: 30cb848d4).
+std::set<std::string> sglang_versions_of(const ResultSet& s) {
+  std::set<std::string> v;
+  for (const ResultRow& r : s.rows)
+    if (!r.sglang_version.empty()) v.insert(r.sglang_version);
+  return v;
+}
+
+// Rows of different SGLang releases describe different code: refused unless allowed; returns the accepted
+// difference as a warning.
+std::vector<std::string> check_sglang_versions(const ResultSet& base, const ResultSet& now, bool allow) {
+  const auto a = sglang_versions_of(base), b = sglang_versions_of(now);
+  if (a.empty() || b.empty() || a == b) return {};
+  const auto join = [](const std::set<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  const std::string diff = "BASE models SGLang " + join(a) + ", NEW models SGLang " + join(b);
+  if (!allow) throw InputError("compare: " + diff + "; --allow-version-mismatch to compare anyway");
+  return {diff};
 }
 
 // The latency verdict of one pair (fills medians, change, verdict, method, p_value).
@@ -195,6 +219,8 @@ CompareResult compare_results(const ResultSet& base, const ResultSet& now, const
   r.options = opt;
   for (const std::string& d : check_environments(base, now, opt.allow_env_mismatch))
     r.warnings.push_back(d + " (compared anyway: --allow-env-mismatch)");
+  for (const std::string& d : check_sglang_versions(base, now, opt.allow_version_mismatch))
+    r.warnings.push_back(d + " (compared anyway: --allow-version-mismatch)");
 
   std::map<std::string, const ResultRow*> by_key;
   for (const ResultRow& row : now.rows) by_key[sample_key(row)] = &row;

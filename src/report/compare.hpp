@@ -29,6 +29,7 @@ struct CompareOptions {
   double alpha = 0.01;                 // significance level of the Mann-Whitney test (two-sided)
   double min_effect = 0.02;            // |relative median change| below this is "same" whatever the test says
   bool allow_env_mismatch = false;     // compare results from different GPUs / drivers anyway
+  bool allow_version_mismatch = false; // compare rows that model different SGLang releases anyway
 };
 
 // One memory column of a pair: both values present, new - base in bytes.

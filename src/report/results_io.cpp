@@ -40,6 +40,8 @@ constexpr Column kColumns[] = {
     {"case_id", &ResultRow::case_id},
     {"backend", &ResultRow::backend},
     {"device", &ResultRow::device},
+    {"sglang_version", &ResultRow::sglang_version},
+    {"arch", &ResultRow::arch},
     {"mode", &ResultRow::mode},
     {"timing", &ResultRow::timing},
     {"status", &ResultRow::status},
@@ -171,9 +173,27 @@ struct ExpectedKind {
 
 using ResultsReader = io::CSVReader<kNumColumns, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
 
+// Columns added after version 1: a version 1 file lacks them.
+bool added_after_v1(std::string_view column) { return column == "sglang_version" || column == "arch"; }
+
+// What a version 1 row means in version 2's columns.
+void upgrade_v1_row(ResultRow& row) {
+  row.sglang_version = kSchemaV1SglangVersion;
+  row.arch.clear();
+}
+
+bool readable_version(int v) { return v >= kOldestReadableSchemaVersion && v <= kResultsSchemaVersion; }
+
 template <std::size_t... I>
 void read_header(ResultsReader& reader, std::index_sequence<I...>) {
-  reader.read_header(io::ignore_extra_column, std::string(kColumns[I].name)...);
+  reader.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(kColumns[I].name)...);
+  for (const Column& c : kColumns)
+    if (!added_after_v1(c.name) && !reader.has_column(c.name))
+      throw io::error::missing_column_in_header([&] {
+        io::error::missing_column_in_header e;
+        e.set_column_name(c.name);
+        return e;
+      }());
 }
 
 template <std::size_t... I>
@@ -336,23 +356,32 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
   try {
     read_header(*reader, std::make_index_sequence<kNumColumns>());
     std::array<char*, kNumColumns> cells{};
-    while (read_row(*reader, cells, std::make_index_sequence<kNumColumns>())) {
+    while (true) {
+      cells.fill(nullptr);
+      if (!read_row(*reader, cells, std::make_index_sequence<kNumColumns>())) break;
       const unsigned line = reader->get_file_line();
       ResultRow row;
       // The version first: a file of another version may hold anything in its other columns.
       if (!CellReader{row, cells[0]}(&ResultRow::schema_version)) {
         throw error_at(line, std::string("schema_version '") + cells[0] + "' is not an integer");
       }
-      if (row.schema_version != kResultsSchemaVersion) {
+      if (!readable_version(row.schema_version)) {
         throw InputError("results " + path + ": schema_version " + std::to_string(row.schema_version) +
-                         ", this attnbench reads " + std::to_string(kResultsSchemaVersion));
+                         ", this attnbench reads " + std::to_string(kOldestReadableSchemaVersion) + " to " +
+                         std::to_string(kResultsSchemaVersion));
       }
       for (std::size_t i = 1; i < kNumColumns; ++i) {
+        if (added_after_v1(kColumns[i].name)) {
+          if (row.schema_version == 1) continue;
+          if (!reader->has_column(kColumns[i].name))
+            throw error_at(1, std::string("missing column '") + kColumns[i].name + "' (schema_version 2)");
+        }
         if (!std::visit(CellReader{row, cells[i]}, kColumns[i].field)) {
           throw error_at(line, std::string(kColumns[i].name) + " '" + cells[i] + "' is not " +
                                    std::visit(ExpectedKind{}, kColumns[i].field));
         }
       }
+      if (row.schema_version == 1) upgrade_v1_row(row);
       rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
@@ -449,7 +478,7 @@ std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
 
 std::string version_error(const std::string& path, const std::string& version) {
   return "results " + path + ": schema_version " + version + ", this attnbench reads " +
-         std::to_string(kResultsSchemaVersion);
+         std::to_string(kOldestReadableSchemaVersion) + " to " + std::to_string(kResultsSchemaVersion);
 }
 
 ResultSet load_json(const std::string& path, const std::string& text) {
@@ -465,7 +494,8 @@ ResultSet load_json(const std::string& path, const std::string& text) {
   if (j.contains("schema") && j["schema"] != "attnbench.results")
     throw InputError("results " + path + ": schema " + j["schema"].dump() +
                      ", expected \"attnbench.results\"");
-  if (j.contains("schema_version") && j["schema_version"] != kResultsSchemaVersion)
+  if (j.contains("schema_version") &&
+      !(j["schema_version"].is_number_integer() && readable_version(j["schema_version"].get<int>())))
     throw InputError(version_error(path, j["schema_version"].dump()));
   if (!j.contains("rows") || !j["rows"].is_array())
     throw InputError("results " + path + ": no \"rows\" array");
@@ -488,14 +518,16 @@ ResultSet load_json(const std::string& path, const std::string& text) {
     const auto& names = results_csv_columns();
     const auto& kinds = results_column_kinds();
     for (std::size_t c = 0; c < names.size(); ++c) {
+      if (c > 0 && row.schema_version == 1 && added_after_v1(names[c])) continue;
       if (!o.contains(names[c])) throw InputError(where + ": missing column '" + names[c] + "'");
       const auto cell = json_cell(o[names[c]], kinds[c]);
       if (std::holds_alternative<std::string>(cell) || !set_result_cell(row, c, std::get<ResultCell>(cell)))
         throw InputError(where + ": " + names[c] + " " + o[names[c]].dump() + " is not " +
                          (std::holds_alternative<std::string>(cell) ? std::get<std::string>(cell) : "in range"));
-      if (c == 0 && row.schema_version != kResultsSchemaVersion)
+      if (c == 0 && !readable_version(row.schema_version))
         throw InputError(version_error(path, std::to_string(row.schema_version)));
     }
+    if (row.schema_version == 1) upgrade_v1_row(row);
     if (o.contains("samples_us") && !o["samples_us"].is_null()) {
       const json& s = o["samples_us"];
       if (!s.is_array()) throw InputError(where + ": samples_us is not an array");

@@ -20,7 +20,12 @@
 
 namespace attnbench {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// Version 2 added `sglang_version` and `arch` (the modelled SGLang release and the GPU path taken). Version 1
+// files are still read: their rows describe SGLang main @30cb848d4 (the only profile before version 2) and
+// have no arch.
+inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
+inline constexpr const char* kSchemaV1SglangVersion = "30cb848d4";
 
 // One CSV cell: `s` as is, or double-quoted (quotes doubled) when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
@@ -32,6 +37,8 @@ struct ResultRow {
   std::string case_id;  // e.g. "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16"
   std::string backend;  // a registered backend (attnbench list), or a library one (*_lib)
   std::string device;   // e.g. "NVIDIA H200" or "cpu"
+  std::string sglang_version;  // the modelled SGLang release (--sglang), e.g. "0.5.23"
+  std::string arch;            // the GPU path the backends took: sm90 | sm100 | sm120 (empty in version 1 files)
   std::string mode;     // decode | extend | verify
   std::string timing;   // eager | graph
   std::string status;   // ok | skipped | failed | oom

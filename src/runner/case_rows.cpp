@@ -34,6 +34,8 @@ ResultRow base_row(const Case& c, const std::string& backend, const std::string&
   r.case_id = c.id;
   r.backend = backend;
   r.device = device;
+  r.sglang_version = c.server.sglang_version;
+  r.arch = c.server.arch > 0 ? arch_name(c.server.arch) : "";  // the device's, filled where it is known
   r.mode = std::string(forward_mode_name(c.mode));
   r.timing = timing;
   r.status = "ok";

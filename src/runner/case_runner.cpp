@@ -31,6 +31,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
   const bool want_graph = s.graph && dev->supports_graphs() && c.mode != ForwardMode::extend;
   ResultRow eager = base_row(c, info.name, dev->name(), "eager", s);
   ResultRow graph_row = base_row(c, info.name, dev->name(), "graph", s);
+  eager.arch = graph_row.arch = arch_name(c.server.arch > 0 ? c.server.arch : dev->sm_version());
   auto fail_all = [&](const std::string& status, const std::string& why) {
     for (ResultRow* r : {&eager, &graph_row}) {
       if (r->status == "ok") {

@@ -79,6 +79,7 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
   report.kv_bytes_per_token = req.model.kv_bytes_per_token();
 
   std::string device_name;
+  int device_arch = 90;
   for (const auto& name : req.backends) {
     const BackendInfo& info = find_backend(name);
     BackendMemory bm;
@@ -86,6 +87,7 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
     bm.models = info.models;
     std::unique_ptr<Device> dev = make_device();
     device_name = dev->name();
+    device_arch = dev->sm_version();
     std::vector<PhaseDelta> phases;  // those measured, also when a later one fails
     try {
       ModelRunner mr(*dev, req.model, req.server);
@@ -128,6 +130,10 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
                       : std::string("disabled")});
   if (n_draft > 0) c.push_back({"speculative_num_draft_tokens", std::to_string(n_draft)});
   if (req.prefill_backend) c.push_back({"prefill_backend", *req.prefill_backend + " (built first, shares named buffers)"});
+  const SglangProfile& profile = req.server.profile();
+  c.push_back({"sglang", profile.version + " (FlashInfer " + profile.flashinfer_version + ")"});
+  c.push_back({"arch", arch_name(req.server.arch > 0 ? req.server.arch : device_arch) +
+                           (req.server.arch > 0 ? " (--arch)" : " (the device's)")});
   c.push_back({"device", device_name});
   return report;
 }

@@ -26,6 +26,8 @@ ServerArgs resolve_server_args(const ModelOptions& m) {
     throw InputError("--flashinfer-workspace-size: must be positive (got " + std::to_string(m.flashinfer_workspace_size) + ")");
   if (m.flashinfer_workspace_size > 0) s.env_flashinfer_workspace_size = m.flashinfer_workspace_size;
   if (!m.flashinfer_use_tensor_core.empty()) s.env_flashinfer_use_tensor_core = m.flashinfer_use_tensor_core == "true";
+  if (!m.arch.empty()) s.arch = parse_arch(m.arch);
+  find_sglang_profile(s.sglang_version);  // InputError naming --sglang
   return s;
 }
 

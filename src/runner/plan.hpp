@@ -23,6 +23,7 @@ struct ModelOptions {
   std::int64_t flashinfer_workspace_size = 0;   // SGLANG_FLASHINFER_WORKSPACE_SIZE; 0: unset
   std::string flashinfer_use_tensor_core;       // SGLANG_FLASHINFER_USE_TENSOR_CORE: "", "true" or "false"
   std::string device = "auto";                  // auto | cpu | cuda
+  std::string arch;                             // --arch: sm90 | sm100 | sm120; empty: the device's
 };
 
 // The preset `name` with --layers / --tp-size applied (InputError naming --model, --layers or --tp-size).

@@ -347,3 +347,61 @@ TEST(SmallKernels, MergeStateMatchesCpu) {
 
 }  // namespace
 }  // namespace attnbench
+
+namespace attnbench {
+namespace {
+
+// ---- copy_rows (index_select / index_copy_ of whole rows) -----------------------------------------------
+
+TEST(SmallKernels, CopyRowsIsBitIdenticalToCpu) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::mt19937 rng(7);
+  // (rows, row_bytes, dst stride, src stride, gather, scatter): 16-byte and 4-byte paths, strided halves as
+  // fmha_v2's [TP, 2, P, Hkv, D] page copy makes them, 4-byte page ids.
+  struct Case {
+    std::int64_t rows, row_bytes, dst_stride, src_stride;
+    bool gather, scatter;
+  };
+  for (const Case& c : {Case{37, 4, 0, 0, true, false}, Case{64, 131072, 262144, 0, true, false},
+                        Case{9, 4096, 0, 0, false, true}, Case{13, 12, 20, 0, true, false}, Case{300, 48, 0, 64, true, true}}) {
+    SCOPED_TRACE(::testing::Message() << c.rows << " rows of " << c.row_bytes << " B");
+    const std::int64_t ss = c.src_stride > 0 ? c.src_stride : c.row_bytes;
+    const std::int64_t ds = c.dst_stride > 0 ? c.dst_stride : c.row_bytes;
+    const std::int64_t src_rows = c.rows + 11;
+    std::vector<std::uint8_t> src(static_cast<std::size_t>(src_rows * ss));
+    for (auto& b : src) b = static_cast<std::uint8_t>(rng());
+    std::vector<std::int32_t> gidx(static_cast<std::size_t>(c.rows)), sidx(static_cast<std::size_t>(c.rows));
+    std::vector<std::int32_t> perm(static_cast<std::size_t>(src_rows));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (std::int64_t r = 0; r < c.rows; ++r) gidx[r] = perm[r];
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (std::int64_t r = 0; r < c.rows; ++r) sidx[r] = perm[r];  // distinct targets
+    const std::int64_t dst_bytes = src_rows * ds;
+    Buffer dsrc = upload(*dev, src, "test.src");
+    Buffer dg = upload(*dev, gidx, "test.gidx");
+    Buffer dsi = upload(*dev, sidx, "test.sidx");
+    Buffer ddst = poisoned(*dev, dst_bytes, "test.dst");
+    std::vector<std::uint8_t> want(static_cast<std::size_t>(dst_bytes), 0xFF);
+    CopyRowsParams p;
+    p.rows = c.rows;
+    p.row_bytes = c.row_bytes;
+    p.dst_row_stride = c.dst_stride;
+    p.src_row_stride = c.src_stride;
+    p.dst = want.data();
+    p.src = src.data();
+    p.src_index = c.gather ? gidx.data() : nullptr;
+    p.dst_index = c.scatter ? sidx.data() : nullptr;
+    copy_rows_cpu(p);
+    p.dst = ddst.data();
+    p.src = dsrc.data();
+    p.src_index = c.gather ? dg.as<std::int32_t>() : nullptr;
+    p.dst_index = c.scatter ? dsi.as<std::int32_t>() : nullptr;
+    dev->kernels().copy_rows(p, dev->stream());
+    EXPECT_EQ(download<std::uint8_t>(*dev, ddst, static_cast<std::size_t>(dst_bytes)), want);
+  }
+}
+
+}  // namespace
+}  // namespace attnbench
