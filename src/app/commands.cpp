@@ -157,7 +157,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     auto d = make_device(resolved);
     env = environment_fingerprint(*d);
     // The modelled SGLang release (every row names it too; a sweep has one).
-    const SglangProfile& profile = find_sglang_profile(plan.model.server.sglang_version);
+    const SglangProfile profile = find_sglang_profile(plan.model.server.sglang_version);
     env.push_back({"sglang_version", profile.version});
     env.push_back({"flashinfer_version_modelled", profile.flashinfer_version});
     env.push_back({"arch", arch_name(plan.model.server.arch > 0 ? plan.model.server.arch : d->sm_version())});

@@ -203,7 +203,10 @@ void* CudaDevice::raw_allocate(std::int64_t bytes, MemKind kind) {
   Path path = Path::malloc;
   switch (kind) {
     case MemKind::device:
-      if (ledger().phase() == "step") {
+      // Inside a step, and inside a capture (a captured forward's temporaries, e.g. trtllm_mha's seq-len
+      // split buffers, must live in the graph's own allocations, as they do in PyTorch's graph pool: an
+      // allocation node and a free node per replay, not memory freed when the capture ends).
+      if (ledger().phase() == "step" || capturing_) {
         path = Path::malloc_async;
         e = cudaMallocFromPoolAsync(&p, static_cast<std::size_t>(bytes), pool_, stream_);
       } else {
