@@ -31,7 +31,7 @@ Case make_case(const std::string& mode, const ServerArgs& server, int batch = 3,
   p.prefix_lens = {37};
   p.extend_lens = {20};
   p.page_sizes = {16};
-  p.server = server;
+  p.model.server = server;
   p.backends = backend_names();
   return expand_cases(p).at(0);
 }
