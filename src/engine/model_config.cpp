@@ -1,14 +1,22 @@
 #include "engine/model_config.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <string_view>
 
 #include "core/errors.hpp"
+#include "engine/hf_config.hpp"
 
 namespace attnbench {
 
+// configs/models/*.json as embedded at build time (generated model_presets.cpp), in listing order.
+extern const EmbeddedFile kModelPresetFiles[];
+extern const std::size_t kModelPresetFileCount;
+
 int ModelConfig::layer_sliding_window_size(int layer) const {
   if (!has_sliding_window()) return -1;
-  if (sliding_window_pattern > 0 && (layer + 1) % sliding_window_pattern == 0) return -1;  // global layer
+  if (!sliding_layers.empty() && !sliding_layers[static_cast<std::size_t>(layer) % sliding_layers.size()])
+    return -1;  // a full-attention layer
   return sliding_window - 1;
 }
 
@@ -19,31 +27,27 @@ long long ModelConfig::kv_bytes_per_token() const {
 const std::vector<ModelConfig>& model_presets() {
   static const std::vector<ModelConfig> presets = [] {
     std::vector<ModelConfig> v;
-    // Llama-3.1-8B-Instruct config.json: 32 layers, 32 heads, 8 KV heads, head_dim 128, 131072 positions.
-    v.push_back({"llama-3.1-8b", "LlamaForCausalLM", 32, 32, 8, 128, 131072, 1, -1, 0, DType::bf16});
-    // Llama-3.1-70B at TP8: 64 heads / 8 KV heads overall, so 8 / 1 per rank; 80 layers.
-    v.push_back({"llama-3.1-70b-tp8", "LlamaForCausalLM", 80, 64, 8, 128, 131072, 8, -1, 0, DType::bf16});
-    // Qwen2.5-7B-Instruct: 28 layers, 28 heads, 4 KV heads, head_dim 128, 32768 positions. Qwen2 arch:
-    // SGLang's FlashInfer backend raises its workspace to 512 MiB (flashinfer_backend.py L389-399).
-    v.push_back({"qwen2.5-7b", "Qwen2ForCausalLM", 28, 28, 4, 128, 32768, 1, -1, 0, DType::bf16});
-    // Gemma-3-12B: 48 layers, 16 heads, 8 KV heads, head_dim 256, sliding window 1024 on 5 of every 6
-    // layers (sliding_window_pattern 6). A sliding window gives FlashInfer two wrapper sets (L379-381).
-    v.push_back({"gemma-3-12b", "Gemma3ForCausalLM", 48, 16, 8, 256, 131072, 1, 1024, 6, DType::bf16});
-    // Tiny shapes for tests: GQA 4/2, head_dim 64, 2 layers, short context.
-    v.push_back({"tiny", "LlamaForCausalLM", 2, 4, 2, 64, 4096, 1, -1, 0, DType::bf16});
-    // Tiny with a window on every other layer, for sliding-window tests.
-    v.push_back({"tiny-swa", "Gemma3ForCausalLM", 2, 4, 2, 64, 4096, 1, 32, 2, DType::bf16});
+    for (std::size_t i = 0; i < kModelPresetFileCount; ++i) {
+      const EmbeddedFile& f = kModelPresetFiles[i];
+      v.push_back(parse_hf_config(std::string_view(f.data, f.size), f.path, model_name_from_path(f.path)));
+    }
     return v;
   }();
   return presets;
 }
 
-ModelConfig find_model_preset(const std::string& name) {
+ModelConfig find_model_preset(const std::string& name_or_path) {
   for (const auto& m : model_presets())
-    if (m.name == name) return m;
+    if (m.name == name_or_path) return m;
+  std::error_code ec;
+  const bool path = name_or_path.find('/') != std::string::npos ||
+                    (name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0) ||
+                    std::filesystem::exists(name_or_path, ec);
+  if (path) return read_hf_config(name_or_path);
   std::string names;
   for (const auto& m : model_presets()) names += (names.empty() ? "" : ", ") + m.name;
-  throw InputError("--model: unknown preset '" + name + "' (known: " + names + ")");
+  throw InputError("--model: unknown preset '" + printable(name_or_path) + "' (known: " + names +
+                   "; or a path to a config.json)");
 }
 
 }  // namespace attnbench

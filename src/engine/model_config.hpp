@@ -1,7 +1,10 @@
-// Model presets: the attention shape of a model as one tensor-parallel rank of SGLang sees it.
+// Models: the attention shape of a model as one tensor-parallel rank of SGLang sees it, read from a Hugging
+// Face config.json (engine/hf_config.hpp). The presets are such files, shipped in configs/models/ and embedded
+// into the binary at build time (cmake/embed_model_presets.cmake): one source of truth, no C++ table.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,31 +13,46 @@
 namespace attnbench {
 
 struct ModelConfig {
-  std::string name;          // preset name, e.g. "llama-3.1-8b"
+  std::string name;          // preset name or the file's name (case ids use it): "llama-3.1-8b", "qwen3-32b"
   std::string architecture;  // HF architectures[0]; the FlashInfer backend sizes its workspace by it
   int num_layers = 0;
   int num_attention_heads = 0;  // config value, all ranks (TRTLLM's counter buffer uses this, not per rank)
   int num_key_value_heads = 0;  // config value, all ranks
   int head_dim = 0;
   int context_len = 0;          // model default context length (SGLang --context-length overrides)
-  int tp_size = 1;              // tensor parallel degree the preset is for
-  int sliding_window = -1;      // config.sliding_window in tokens; -1: none
-  int sliding_window_pattern = 0;  // every Nth layer is full attention (Gemma-3: 6); 0: all layers windowed
+  int tp_size = 1;              // tensor parallel degree the preset is for (a config.json has none: 1)
+  int sliding_window = -1;      // config.sliding_window in tokens; -1: no layer has a window
+  // Which layers are windowed, as a pattern repeated over the layers: layer l is windowed when
+  // sliding_layers[l % size] (Gemma-3's sliding_window_pattern 6: five true, one false; GPT-OSS: true, false).
+  // The config's per-layer list is kept at its shortest period, so --layers beyond the config's count repeats
+  // it. Empty: every layer is windowed (Mistral). Meaningful only when sliding_window > 0.
+  std::vector<bool> sliding_layers;
+  bool has_sinks = false;       // learned attention-sink logits per head (GPT-OSS): the run's --sinks default
   DType dtype = DType::bf16;    // model and KV dtype
 
   int num_qo_heads() const { return num_attention_heads / tp_size; }                   // per rank
   int num_kv_heads() const { return std::max(1, num_key_value_heads / tp_size); }     // per rank
+  // True when any layer has a window (FlashInfer then builds two wrapper sets).
   bool has_sliding_window() const { return sliding_window > 0; }
   // SGLang's layer.sliding_window_size for layer `layer`: config.sliding_window - 1 on windowed layers,
-  // -1 on full-attention layers (models/gemma3_causal.py L59-60).
+  // -1 on full-attention layers (models/gemma3_causal.py L59-60, gpt_oss.py L123-124).
   int layer_sliding_window_size(int layer) const;
   // Bytes of KV cache one token occupies on this rank: 2 (K and V) * layers * kv_heads * head_dim * dtype size.
   long long kv_bytes_per_token() const;
 };
 
-// Known presets, in listing order.
+// The presets (configs/models/*.json as embedded at build time), in listing order.
 const std::vector<ModelConfig>& model_presets();
-// Throws InputError naming --model and listing the presets when `name` is unknown.
-ModelConfig find_model_preset(const std::string& name);
+// `name_or_path` is a preset name, or a path to a config.json when it is no preset's name and names an
+// existing file, ends with ".json" or contains '/'. Throws InputError naming --model (and listing the presets
+// when a name is unknown, or naming the file and key when a file is bad: engine/hf_config.hpp).
+ModelConfig find_model_preset(const std::string& name_or_path);
+
+// One embedded preset file: its path in the source tree and its text (generated model_presets.cpp).
+struct EmbeddedFile {
+  const char* path;
+  const char* data;
+  std::size_t size;
+};
 
 }  // namespace attnbench

@@ -105,7 +105,7 @@ std::vector<Case> expand_cases(const RunPlan& p) {
         c.mode = mode;
         c.batch = ax.batch;
         c.seed = seed;
-        c.sinks = p.sinks;
+        c.sinks = p.sinks || model.has_sinks;  // GPT-OSS learns its sinks: on without --sinks
         c.draft_tokens = mode == ForwardMode::target_verify ? p.draft_tokens : 0;
         const std::string mname(forward_mode_name(mode));
         std::string id = mname + "/" + model.name;
@@ -143,7 +143,7 @@ std::vector<Case> expand_cases(const RunPlan& p) {
         }
         id += "/p=" + std::to_string(page) + "/" + std::string(dtype_name(model.dtype));
         if (p.seeds.size() > 1 || seed != 1) id += "/seed=" + std::to_string(seed);
-        if (p.sinks) id += "/sinks";
+        if (c.sinks) id += "/sinks";
         const std::string length_source = !trace.empty() ? "--trace " + p.trace
                                           : mode == ForwardMode::extend ? std::string("--prefix-len/--extend-len")
                                                                         : std::string("--kv-len");

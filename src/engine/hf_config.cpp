@@ -1,0 +1,303 @@
+#include "engine/hf_config.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace attnbench {
+
+namespace {
+
+using nlohmann::json;
+
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '-' || c == '+';
+}
+
+// A JSON value as it appears in the file, ASCII only, shortened for a message.
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', /*ensure_ascii=*/true);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return printable(s);
+}
+
+// The shortest period of `v`: the p for which v[i] == v[i % p] for every i.
+std::vector<bool> shortest_period(const std::vector<bool>& v) {
+  for (std::size_t p = 1; p < v.size(); ++p) {
+    bool ok = true;
+    for (std::size_t i = p; i < v.size() && ok; ++i) ok = v[i] == v[i % p];
+    if (ok) return std::vector<bool>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(p));
+  }
+  return v;
+}
+
+// Reads keys of one config object; every error names the source and the key.
+class ConfigReader {
+ public:
+  ConfigReader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw InputError("--model " + source_ + ": " + key + ": " + what);
+  }
+
+  // The value of `key` in `obj` (named `prefix + key` in errors), or nullptr when absent or null.
+  static const json* find(const json& obj, const std::string& key) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  // An integer in [lo, hi]; nullopt when absent or null.
+  std::optional<int> integer(const json& obj, const std::string& prefix, const std::string& key, long long lo,
+                             long long hi) const {
+    const json* v = find(obj, key);
+    if (!v) return std::nullopt;
+    const std::string name = prefix + key;
+    if (!v->is_number_integer()) fail(name, "must be an integer (got " + shown(*v) + ")");
+    long long x = 0;
+    if (v->is_number_unsigned()) {
+      const auto u = v->get<unsigned long long>();
+      x = u > static_cast<unsigned long long>(LLONG_MAX) ? LLONG_MAX : static_cast<long long>(u);
+    } else {
+      x = v->get<long long>();
+    }
+    if (x < lo || x > hi)
+      fail(name, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " + shown(*v) + ")");
+    return static_cast<int>(x);
+  }
+
+  int required_integer(const json& obj, const std::string& prefix, const std::string& key, long long lo,
+                       long long hi) const {
+    if (auto x = integer(obj, prefix, key, lo, hi)) return *x;
+    fail(prefix + key, obj.contains(key) ? "must be an integer (got null)" : "missing (required)");
+  }
+
+  std::optional<std::string> string(const json& obj, const std::string& prefix, const std::string& key) const {
+    const json* v = find(obj, key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) fail(prefix + key, "must be a string (got " + shown(*v) + ")");
+    return v->get<std::string>();
+  }
+
+  std::optional<bool> boolean(const json& obj, const std::string& prefix, const std::string& key) const {
+    const json* v = find(obj, key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) fail(prefix + key, "must be true or false (got " + shown(*v) + ")");
+    return v->get<bool>();
+  }
+
+ private:
+  std::string source_;
+};
+
+// architectures[0]: a Python class name.
+std::string read_architecture(const ConfigReader& r, const json& root, const json& tc, const std::string& tp) {
+  const json* a = ConfigReader::find(root, "architectures");
+  std::string key = "architectures";
+  if (!a && &tc != &root) {
+    a = ConfigReader::find(tc, "architectures");
+    key = tp + "architectures";
+  }
+  if (!a) r.fail("architectures", "missing (required: SGLang picks the model class and its rules by it)");
+  if (!a->is_array() || a->empty() || !(*a)[0].is_string())
+    r.fail(key, "must be a non-empty list of class names (got " + shown(*a) + ")");
+  const std::string arch = (*a)[0].get<std::string>();
+  if (arch.empty() || arch.size() > 128)
+    r.fail(key, "'" + printable(arch) + "' is not a class name");
+  for (char c : arch)
+    if (!name_char(c)) r.fail(key, "'" + printable(arch) + "' is not a class name");
+  return arch;
+}
+
+// torch_dtype (or dtype, as newer transformers write it) with SGLang's dtype "auto": a float32 (or absent)
+// config dtype runs as float16, or bfloat16 for Gemma (configs/model_config.py _get_and_verify_dtype).
+DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const std::string& tp,
+                 const std::string& model_type) {
+  std::optional<std::string> s;
+  std::string key;
+  for (const auto* obj : {&root, &tc}) {
+    const std::string prefix = obj == &root ? "" : tp;
+    for (const char* k : {"torch_dtype", "dtype"}) {
+      if (s) break;
+      s = r.string(*obj, prefix, k);
+      if (s) key = prefix + k;
+    }
+  }
+  const DType float32_runs_as = model_type.rfind("gemma", 0) == 0 ? DType::bf16 : DType::fp16;
+  if (!s) return float32_runs_as;
+  if (*s == "bfloat16") return DType::bf16;
+  if (*s == "float16") return DType::fp16;
+  if (*s == "float32") return float32_runs_as;
+  r.fail(key, "unknown dtype '" + printable(*s) + "' (expected bfloat16, float16 or float32)");
+}
+
+// Which layers are windowed, and the window; sets m.sliding_window and m.sliding_layers.
+void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
+  const std::optional<int> window = r.integer(tc, tp, "sliding_window", 1, INT_MAX);
+  const std::optional<bool> use = r.boolean(tc, tp, "use_sliding_window");
+  const std::optional<int> pattern = r.integer(tc, tp, "sliding_window_pattern", 1, INT_MAX);
+  const std::optional<int> max_window_layers = r.integer(tc, tp, "max_window_layers", 0, INT_MAX);
+  const json* types = ConfigReader::find(tc, "layer_types");
+
+  std::vector<bool> windowed(static_cast<std::size_t>(m.num_layers), true);
+  if (use && !*use) {
+    std::fill(windowed.begin(), windowed.end(), false);  // Qwen2/3: the window is off
+  } else if (types) {
+    if (!types->is_array() || types->size() != static_cast<std::size_t>(m.num_layers))
+      r.fail(tp + "layer_types", "must be a list of num_hidden_layers (" + std::to_string(m.num_layers) +
+                                     ") layer types (got " + shown(*types) + ")");
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const json& t = (*types)[i];
+      const std::string key = tp + "layer_types[" + std::to_string(i) + "]";
+      if (!t.is_string()) r.fail(key, "must be a string (got " + shown(t) + ")");
+      const std::string s = t.get<std::string>();
+      if (s == "sliding_attention")
+        windowed[i] = true;
+      else if (s == "full_attention")
+        windowed[i] = false;
+      else
+        r.fail(key, "unsupported layer type '" + printable(s) + "' (expected sliding_attention or full_attention)");
+    }
+    const bool any = std::find(windowed.begin(), windowed.end(), true) != windowed.end();
+    if (any && !window) r.fail(tp + "sliding_window", "missing, but layer_types has sliding_attention layers");
+  } else if (use && *use) {  // Qwen2/3 with the window on: layers from max_window_layers on are windowed
+    if (!max_window_layers) r.fail(tp + "max_window_layers", "missing (required with use_sliding_window true)");
+    if (!window) r.fail(tp + "sliding_window", "missing (required with use_sliding_window true)");
+    for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = l >= *max_window_layers;
+  } else if (pattern) {  // Gemma-3: every Nth layer is global
+    for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = (l + 1) % *pattern != 0;
+  }
+  const bool any = std::find(windowed.begin(), windowed.end(), true) != windowed.end();
+  if (!window || !any) {
+    m.sliding_window = -1;
+    m.sliding_layers.clear();
+    return;
+  }
+  m.sliding_window = *window;
+  m.sliding_layers = shortest_period(windowed);
+  if (m.sliding_layers.size() == 1 && m.sliding_layers[0]) m.sliding_layers.clear();  // every layer
+}
+
+// "attnbench": {"name": ..., "tp_size": ...}: attnbench's own key (SGLang ignores it as unknown).
+void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m) {
+  const json* a = ConfigReader::find(root, "attnbench");
+  if (!a) return;
+  if (!a->is_object()) r.fail("attnbench", "must be an object (got " + shown(*a) + ")");
+  for (auto it = a->begin(); it != a->end(); ++it)
+    if (it.key() != "name" && it.key() != "tp_size")
+      r.fail("attnbench." + printable(it.key()), "unknown key (known: name, tp_size)");
+  if (auto name = r.string(*a, "attnbench.", "name")) {
+    if (name->empty() || name->size() > 64) r.fail("attnbench.name", "must be 1 to 64 characters");
+    for (char c : *name)
+      if (!name_char(c))
+        r.fail("attnbench.name", "'" + printable(*name) + "' has a character outside [A-Za-z0-9._+-]");
+    m.name = *name;
+  }
+  if (auto tp = r.integer(*a, "attnbench.", "tp_size", 1, 1024)) m.tp_size = *tp;
+}
+
+}  // namespace
+
+std::string printable(std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string model_name_from_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  std::string name = p.stem().string();
+  if (p.filename() == "config.json") {
+    const std::filesystem::path parent = p.parent_path().filename();
+    name = parent.empty() || parent == "." || parent == ".." ? "config" : parent.string();
+  }
+  for (char& c : name)
+    if (!name_char(c)) c = '-';
+  if (name.empty()) name = "model";
+  if (name.size() > 64) name.resize(64);
+  return name;
+}
+
+ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name) {
+  const ConfigReader r(source);
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError("--model " + source + ": not valid JSON (" + printable(e.what()) + ")");
+  }
+  if (!root.is_object()) r.fail("top level", "must be a JSON object (got " + shown(root) + ")");
+  // A multimodal config keeps the language model's keys in text_config (SGLang's hf_text_config).
+  const json* text_config = ConfigReader::find(root, "text_config");
+  if (text_config && !text_config->is_object()) r.fail("text_config", "must be an object (got " + shown(*text_config) + ")");
+  const json& tc = text_config ? *text_config : root;
+  const std::string tp = text_config ? "text_config." : "";
+
+  ModelConfig m;
+  m.name = default_name;
+  m.architecture = read_architecture(r, root, tc, tp);
+  std::string model_type;
+  if (auto t = r.string(root, "", "model_type"))
+    model_type = *t;
+  else if (auto t2 = r.string(tc, tp, "model_type"))
+    model_type = *t2;
+
+  m.num_layers = r.required_integer(tc, tp, "num_hidden_layers", 1, 1024);
+  m.num_attention_heads = r.required_integer(tc, tp, "num_attention_heads", 1, 1024);
+  m.num_key_value_heads = r.integer(tc, tp, "num_key_value_heads", 1, 1024).value_or(m.num_attention_heads);
+  if (m.num_attention_heads % m.num_key_value_heads != 0)
+    r.fail(tp + "num_key_value_heads", std::to_string(m.num_attention_heads) + " attention heads are not divisible by " +
+                                           std::to_string(m.num_key_value_heads) + " KV heads");
+  if (auto hd = r.integer(tc, tp, "head_dim", 1, 1024)) {
+    m.head_dim = *hd;
+  } else {
+    const std::optional<int> hidden = r.integer(tc, tp, "hidden_size", 1, 1 << 20);
+    if (!hidden) r.fail(tp + "head_dim", "missing, and no hidden_size to derive it from (hidden_size / num_attention_heads)");
+    if (*hidden % m.num_attention_heads != 0)
+      r.fail(tp + "hidden_size", std::to_string(*hidden) + " is not divisible by num_attention_heads " +
+                                     std::to_string(m.num_attention_heads) + " (and there is no head_dim)");
+    m.head_dim = *hidden / m.num_attention_heads;
+  }
+  m.context_len = r.required_integer(tc, tp, "max_position_embeddings", 1, 1 << 24);
+  m.dtype = read_dtype(r, root, tc, tp, model_type);
+  read_windows(r, tc, tp, m);
+  m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
+  read_attnbench_key(r, root, m);
+  return m;
+}
+
+ModelConfig read_hf_config(const std::string& path) {
+  const std::string shown_path = printable(path);
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st))
+    throw InputError("--model " + shown_path + ": no such file (expected a preset name or a config.json)");
+  if (!std::filesystem::is_regular_file(st)) throw InputError("--model " + shown_path + ": not a regular file");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("--model " + shown_path + ": cannot be read");
+  std::string text(kMaxHfConfigBytes + 1, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (f.bad()) throw InputError("--model " + shown_path + ": cannot be read");
+  text.resize(static_cast<std::size_t>(f.gcount()));
+  if (text.size() > kMaxHfConfigBytes) throw InputError("--model " + shown_path + ": larger than 1 MiB (a config.json is a few KiB)");
+  return parse_hf_config(text, shown_path, model_name_from_path(path));
+}
+
+}  // namespace attnbench

@@ -1,0 +1,47 @@
+// A model from a Hugging Face config.json: only the attention shapes, no weights. Reads the keys SGLang's
+// model config reads and ignores every other key, as SGLang does:
+//   architectures[0]                     -> architecture (SGLang's per-architecture rules key on it)
+//   num_hidden_layers, num_attention_heads, num_key_value_heads (default: num_attention_heads)
+//   head_dim (default: hidden_size / num_attention_heads), max_position_embeddings -> context_len
+//   torch_dtype or dtype                 -> dtype: bfloat16, float16; float32 or absent become float16
+//                                           (bfloat16 for model_type gemma*), as SGLang's dtype "auto" does
+//   sliding windows, in the forms real configs use (sliding_window: tokens, null = none):
+//     layer_types ["sliding_attention" | "full_attention", ...] (GPT-OSS, newer Gemma-3 / Qwen exports),
+//     use_sliding_window false (Qwen2/3: no window) or true with max_window_layers (layers >= it are windowed),
+//     sliding_window_pattern N (Gemma-3: every Nth layer is full attention),
+//     sliding_window alone (Mistral: every layer is windowed)
+//   architecture GptOssForCausalLM       -> has_sinks (GPT-OSS learns a sink logit per head; no config key)
+// A multimodal config's text_config (Gemma3ForConditionalGeneration) holds the attention keys; architectures,
+// model_type and the dtype are read at the top level first.
+// attnbench's own key, which SGLang would ignore as unknown: "attnbench": {"name": "...", "tp_size": N}
+// (the model's name in case ids, and the tensor-parallel degree the preset is for; --tp-size overrides).
+// rope_scaling is ignored: context_len is max_position_embeddings.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "engine/model_config.hpp"
+
+namespace attnbench {
+
+constexpr std::size_t kMaxHfConfigBytes = 1 << 20;  // a config.json is a few KiB; refuse anything beyond 1 MiB
+
+// Reads the config.json at `path` (a regular file of at most 1 MiB) and parses it; the model's name is
+// attnbench.name, else model_name_from_path(path). Throws InputError "--model PATH: <key>: <what>".
+ModelConfig read_hf_config(const std::string& path);
+
+// Parses the text of a config.json. `source` names it in errors ("--model <source>: <key>: <what>");
+// `default_name` is the model's name when the text has no attnbench.name.
+ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name);
+
+// The name of a config file's model without attnbench.name: the parent folder's name for ".../config.json"
+// (tests/data/qwen3-32b/config.json -> "qwen3-32b"), else the file's stem (mistral-7b.json -> "mistral-7b").
+// Characters outside [A-Za-z0-9._+-] become '-', so case ids stay free of '/', ',' and spaces.
+std::string model_name_from_path(const std::string& path);
+
+// `s` with control characters (and DEL) written as \xHH, for echoing input in error messages.
+std::string printable(std::string_view s);
+
+}  // namespace attnbench

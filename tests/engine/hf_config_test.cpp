@@ -1,0 +1,351 @@
+// Models from Hugging Face config.json files: the presets (configs/models/, embedded) keep exactly the shapes
+// of the C++ table they replace; every window form real configs use; every malformed input is an InputError
+// naming the file and the key.
+#include "engine/hf_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "core/errors.hpp"
+#include "engine/model_config.hpp"
+#include "support/test_util.hpp"
+
+namespace attnbench {
+namespace {
+
+const std::string kData = ATTNBENCH_SOURCE_DIR "/tests/data/";
+
+// The InputError message of `f`, or "" when it does not throw one.
+template <typename F>
+std::string input_error(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+ModelConfig parse(const std::string& text) { return parse_hf_config(text, "m.json", "m"); }
+std::string parse_error(const std::string& text) { return input_error([&] { parse(text); }); }
+
+// The smallest valid config, with `extra` keys spliced in.
+std::string config(const std::string& extra = "") {
+  return R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 8,
+             "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 2048, "torch_dtype": "bfloat16")" +
+         (extra.empty() ? std::string() : ", " + extra) + "}";
+}
+
+std::vector<int> windows(const ModelConfig& m, int layers) {
+  std::vector<int> w;
+  for (int l = 0; l < layers; ++l) w.push_back(m.layer_sliding_window_size(l));
+  return w;
+}
+
+// The C++ table the preset files replace, field by field (model_config.cpp before configs/models/).
+struct OldPreset {
+  const char* name;
+  const char* arch;
+  int layers, heads, kv_heads, head_dim, context, tp, window, pattern;
+};
+constexpr OldPreset kOldPresets[] = {
+    {"llama-3.1-8b", "LlamaForCausalLM", 32, 32, 8, 128, 131072, 1, -1, 0},
+    {"llama-3.1-70b-tp8", "LlamaForCausalLM", 80, 64, 8, 128, 131072, 8, -1, 0},
+    {"qwen2.5-7b", "Qwen2ForCausalLM", 28, 28, 4, 128, 32768, 1, -1, 0},
+    {"gemma-3-12b", "Gemma3ForCausalLM", 48, 16, 8, 256, 131072, 1, 1024, 6},
+    {"tiny", "LlamaForCausalLM", 2, 4, 2, 64, 4096, 1, -1, 0},
+    {"tiny-swa", "Gemma3ForCausalLM", 2, 4, 2, 64, 4096, 1, 32, 2},
+};
+
+TEST(ModelPresetFiles, KeepEveryFieldOfTheTableTheyReplaceInListingOrder) {
+  const auto& presets = model_presets();
+  ASSERT_EQ(presets.size(), std::size(kOldPresets));
+  for (std::size_t i = 0; i < presets.size(); ++i) {
+    const ModelConfig& m = presets[i];
+    const OldPreset& o = kOldPresets[i];
+    SCOPED_TRACE(o.name);
+    EXPECT_EQ(m.name, o.name);
+    EXPECT_EQ(m.architecture, o.arch);
+    EXPECT_EQ(m.num_layers, o.layers);
+    EXPECT_EQ(m.num_attention_heads, o.heads);
+    EXPECT_EQ(m.num_key_value_heads, o.kv_heads);
+    EXPECT_EQ(m.head_dim, o.head_dim);
+    EXPECT_EQ(m.context_len, o.context);
+    EXPECT_EQ(m.tp_size, o.tp);
+    EXPECT_EQ(m.sliding_window, o.window);
+    EXPECT_EQ(m.dtype, DType::bf16);
+    EXPECT_FALSE(m.has_sinks);
+    // The old rule, also beyond the preset's layers (--layers more than it has).
+    for (int l = 0; l < 3 * o.layers + 7; ++l) {
+      const int old = o.window <= 0 ? -1 : (o.pattern > 0 && (l + 1) % o.pattern == 0) ? -1 : o.window - 1;
+      ASSERT_EQ(m.layer_sliding_window_size(l), old) << "layer " << l;
+    }
+  }
+}
+
+TEST(ModelPresetFiles, EveryFileInConfigsModelsIsEmbeddedUnderItsStem) {
+  std::set<std::string> stems, names;
+  for (const auto& e : std::filesystem::directory_iterator(ATTNBENCH_SOURCE_DIR "/configs/models"))
+    if (e.path().extension() == ".json") stems.insert(e.path().stem().string());
+  for (const auto& m : model_presets()) names.insert(m.name);
+  EXPECT_EQ(stems, names) << "a file in configs/models/ is missing from ATTNBENCH_MODEL_PRESETS in CMakeLists.txt";
+  // The embedded text is the file's text: a preset read from its file is the same model.
+  for (const auto& m : model_presets()) {
+    const ModelConfig f = find_model_preset(ATTNBENCH_SOURCE_DIR "/configs/models/" + m.name + ".json");
+    EXPECT_EQ(f.name, m.name);
+    EXPECT_EQ(f.num_layers, m.num_layers);
+    EXPECT_EQ(f.context_len, m.context_len);
+    EXPECT_EQ(f.tp_size, m.tp_size);
+    EXPECT_EQ(windows(f, 12), windows(m, 12));
+  }
+}
+
+TEST(HfConfig, RealConfigsFromTestsData) {
+  const ModelConfig q = find_model_preset(kData + "qwen3-32b/config.json");
+  EXPECT_EQ(q.name, "qwen3-32b");  // the folder's name
+  EXPECT_EQ(q.architecture, "Qwen3ForCausalLM");
+  EXPECT_EQ(q.num_layers, 64);
+  EXPECT_EQ(q.num_qo_heads(), 64);
+  EXPECT_EQ(q.num_kv_heads(), 8);
+  EXPECT_EQ(q.head_dim, 128);
+  EXPECT_EQ(q.context_len, 40960);
+  EXPECT_EQ(q.tp_size, 1);
+  EXPECT_FALSE(q.has_sliding_window()) << "use_sliding_window false";
+  EXPECT_FALSE(q.has_sinks);
+
+  const ModelConfig mi = find_model_preset(kData + "mistral-7b-v0.1.json");
+  EXPECT_EQ(mi.name, "mistral-7b-v0.1");  // the stem
+  EXPECT_EQ(mi.architecture, "MistralForCausalLM");
+  EXPECT_EQ(mi.head_dim, 128) << "hidden_size 4096 / 32 heads";
+  EXPECT_EQ(mi.num_kv_heads(), 8);
+  EXPECT_EQ(mi.context_len, 32768);
+  EXPECT_EQ(mi.sliding_window, 4096);
+  EXPECT_EQ(windows(mi, 32), std::vector<int>(32, 4095)) << "every layer windowed";
+
+  const ModelConfig g = find_model_preset(kData + "gpt-oss-20b/config.json");
+  EXPECT_EQ(g.name, "gpt-oss-20b");
+  EXPECT_EQ(g.architecture, "GptOssForCausalLM");
+  EXPECT_EQ(g.num_layers, 24);
+  EXPECT_EQ(g.num_qo_heads(), 64);
+  EXPECT_EQ(g.num_kv_heads(), 8);
+  EXPECT_EQ(g.head_dim, 64);
+  EXPECT_EQ(g.context_len, 131072);
+  EXPECT_TRUE(g.has_sinks);
+  EXPECT_EQ(g.sliding_layers, (std::vector<bool>{true, false})) << "24 alternating layer types, kept as their period";
+  for (int l = 0; l < 24; ++l) EXPECT_EQ(g.layer_sliding_window_size(l), l % 2 == 0 ? 127 : -1) << l;
+
+  const ModelConfig ge = find_model_preset(kData + "gemma-3-27b.json");
+  EXPECT_EQ(ge.architecture, "Gemma3ForConditionalGeneration");
+  EXPECT_EQ(ge.num_layers, 62);
+  EXPECT_EQ(ge.num_qo_heads(), 32);
+  EXPECT_EQ(ge.num_kv_heads(), 16);
+  EXPECT_EQ(ge.head_dim, 128);
+  EXPECT_EQ(ge.context_len, 131072);
+  int full = 0;
+  for (int l = 0; l < 62; ++l) {
+    EXPECT_EQ(ge.layer_sliding_window_size(l), (l + 1) % 6 == 0 ? -1 : 1023) << l;
+    full += ge.layer_sliding_window_size(l) == -1;
+  }
+  EXPECT_EQ(full, 10);
+
+  const ModelConfig l = find_model_preset(kData + "llama-3.1-70b.json");
+  EXPECT_EQ(l.name, "llama-3.1-70b");
+  EXPECT_EQ(l.num_layers, 80);
+  EXPECT_EQ(l.num_attention_heads, 64);
+  EXPECT_EQ(l.num_key_value_heads, 8);
+  EXPECT_EQ(l.head_dim, 128);
+  EXPECT_EQ(l.tp_size, 1);
+  EXPECT_FALSE(l.has_sliding_window());
+}
+
+TEST(HfConfig, WindowForms) {
+  // Gemma-3: sliding_window_pattern N, every Nth layer global.
+  const ModelConfig p = parse(config(R"("sliding_window": 512, "sliding_window_pattern": 3)"));
+  EXPECT_EQ(windows(p, 7), (std::vector<int>{511, 511, -1, 511, 511, -1, 511}));
+  // layer_types, any pattern; kept as its shortest period.
+  const ModelConfig t = parse(config(
+      R"("sliding_window": 64, "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+  EXPECT_EQ(windows(t, 4), (std::vector<int>{-1, 63, 63, -1}));
+  EXPECT_EQ(t.sliding_layers, (std::vector<bool>{false, true, true})) << "full, sliding, sliding, full: period 3";
+  EXPECT_EQ(windows(t, 7), (std::vector<int>{-1, 63, 63, -1, 63, 63, -1})) << "--layers beyond the list repeats it";
+  // layer_types wins over sliding_window_pattern, as transformers derives the one from the other.
+  const ModelConfig tp = parse(config(
+      R"("sliding_window": 64, "sliding_window_pattern": 2, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+  EXPECT_EQ(windows(tp, 4), (std::vector<int>{63, 63, 63, -1}));
+  // Qwen2/3: use_sliding_window true windows the layers from max_window_layers on.
+  const ModelConfig q = parse(config(R"("sliding_window": 100, "use_sliding_window": true, "max_window_layers": 2)"));
+  EXPECT_EQ(windows(q, 4), (std::vector<int>{-1, -1, 99, 99}));
+  // ... and false switches the window off whatever sliding_window, layer_types or the pattern say.
+  const ModelConfig off = parse(config(
+      R"("sliding_window": 100, "use_sliding_window": false, "max_window_layers": 0, "sliding_window_pattern": 2)"));
+  EXPECT_FALSE(off.has_sliding_window());
+  EXPECT_EQ(windows(off, 4), std::vector<int>(4, -1));
+  // Mistral: sliding_window alone windows every layer; null is no window.
+  const ModelConfig all = parse(config(R"("sliding_window": 4096)"));
+  EXPECT_TRUE(all.sliding_layers.empty());
+  EXPECT_EQ(windows(all, 4), std::vector<int>(4, 4095));
+  EXPECT_FALSE(parse(config(R"("sliding_window": null)")).has_sliding_window());
+  // A window no layer uses is no window (FlashInfer then builds one wrapper set).
+  const ModelConfig none = parse(config(
+      R"("sliding_window": 64, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention"])"));
+  EXPECT_FALSE(none.has_sliding_window());
+  EXPECT_EQ(none.sliding_window, -1);
+  const ModelConfig beyond = parse(config(R"("sliding_window": 64, "use_sliding_window": true, "max_window_layers": 4)"));
+  EXPECT_FALSE(beyond.has_sliding_window());
+}
+
+TEST(HfConfig, DefaultsDtypesTextConfigAndTheAttnbenchKey) {
+  // num_key_value_heads defaults to the attention heads; head_dim to hidden_size / heads.
+  const ModelConfig d = parse(R"({"architectures": ["X"], "num_hidden_layers": 2, "num_attention_heads": 4,
+                                  "hidden_size": 512, "max_position_embeddings": 100, "torch_dtype": "float16"})");
+  EXPECT_EQ(d.num_key_value_heads, 4);
+  EXPECT_EQ(d.head_dim, 128);
+  EXPECT_EQ(d.dtype, DType::fp16);
+  EXPECT_EQ(d.name, "m");
+  EXPECT_EQ(d.tp_size, 1);
+  // head_dim wins over hidden_size (Gemma: 3840 / 16 would be 240).
+  EXPECT_EQ(parse(config(R"("hidden_size": 3840)")).head_dim, 64);
+  // Newer transformers write "dtype"; SGLang's dtype "auto" runs float32 (or no dtype) as float16, Gemma as bfloat16.
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "num_hidden_layers": 1, "num_attention_heads": 1, "head_dim": 64,
+                      "max_position_embeddings": 8, "dtype": "bfloat16"})").dtype, DType::bf16);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "num_hidden_layers": 1, "num_attention_heads": 1, "head_dim": 64,
+                      "max_position_embeddings": 8, "torch_dtype": "float32"})").dtype, DType::fp16);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "num_hidden_layers": 1, "num_attention_heads": 1, "head_dim": 64,
+                      "max_position_embeddings": 8})").dtype, DType::fp16);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "model_type": "gemma3", "num_hidden_layers": 1, "num_attention_heads": 1,
+                      "head_dim": 64, "max_position_embeddings": 8, "torch_dtype": "float32"})").dtype, DType::bf16);
+  // A multimodal config: attention keys in text_config, dtype at the top.
+  const ModelConfig mm = parse(R"({"architectures": ["Gemma3ForConditionalGeneration"], "torch_dtype": "float16",
+      "num_hidden_layers": 99, "text_config": {"num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4,
+      "head_dim": 256, "max_position_embeddings": 4096, "sliding_window": 512, "sliding_window_pattern": 6}})");
+  EXPECT_EQ(mm.num_layers, 6);
+  EXPECT_EQ(mm.dtype, DType::fp16);
+  EXPECT_EQ(windows(mm, 6), (std::vector<int>{511, 511, 511, 511, 511, -1}));
+  // attnbench's own key: the name in case ids and the tensor-parallel degree; unknown keys elsewhere are ignored.
+  const ModelConfig a = parse(config(R"("attnbench": {"name": "big-tp4", "tp_size": 4}, "rope_scaling": {"x": [1, 2]},
+                                        "quantization_config": null, "vocab_size": 1)"));
+  EXPECT_EQ(a.name, "big-tp4");
+  EXPECT_EQ(a.tp_size, 4);
+  EXPECT_EQ(a.num_qo_heads(), 2);
+  // Sinks follow the architecture (GPT-OSS has no config key for them).
+  EXPECT_TRUE(parse(R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 1, "num_attention_heads": 1,
+                        "head_dim": 64, "max_position_embeddings": 8})").has_sinks);
+  EXPECT_FALSE(parse(config()).has_sinks);
+}
+
+TEST(HfConfig, NamesFromPathsStayUsableInCaseIds) {
+  EXPECT_EQ(model_name_from_path("tests/data/qwen3-32b/config.json"), "qwen3-32b");
+  EXPECT_EQ(model_name_from_path("/x/mistral-7b.json"), "mistral-7b");
+  EXPECT_EQ(model_name_from_path("config.json"), "config");
+  EXPECT_EQ(model_name_from_path("/m/My Model,v2/config.json"), "My-Model-v2");
+  EXPECT_EQ(model_name_from_path("a/b\nc.json"), "b-c");
+}
+
+TEST(HfConfig, MalformedConfigsNameTheKey) {
+  const auto has = [](const std::string& msg, const std::string& part) {
+    return msg.find(part) != std::string::npos ? ::testing::AssertionSuccess()
+                                               : ::testing::AssertionFailure() << "'" << part << "' not in: " << msg;
+  };
+  EXPECT_TRUE(has(parse_error(R"({"architectures": ["X"], "num_attention_heads": 4, "head_dim": 64,
+                                  "max_position_embeddings": 8})"),
+                  "--model m.json: num_hidden_layers: missing (required)"));
+  EXPECT_TRUE(has(parse_error(R"({"num_hidden_layers": 1, "num_attention_heads": 4, "head_dim": 64,
+                                  "max_position_embeddings": 8})"),
+                  "--model m.json: architectures: missing"));
+  EXPECT_TRUE(has(parse_error(config(R"("architectures": [])")), "architectures: must be a non-empty list"));
+  EXPECT_TRUE(has(parse_error(config(R"("architectures": ["a b"])")), "architectures: 'a b' is not a class name"));
+  // Wrong types (a later duplicate key wins in nlohmann::json, as in Python's json).
+  EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": "8")")), "num_attention_heads: must be an integer (got \"8\")"));
+  EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": 8.0)")), "num_attention_heads: must be an integer (got 8.0)"));
+  EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": null)")), "num_attention_heads: must be an integer (got null)"));
+  EXPECT_TRUE(has(parse_error(config(R"("use_sliding_window": "no")")), "use_sliding_window: must be true or false"));
+  // Out of range.
+  EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": 0)")), "num_attention_heads: must be in [1, 1024] (got 0)"));
+  EXPECT_TRUE(has(parse_error(config(R"("num_key_value_heads": -2)")), "num_key_value_heads: must be in [1, 1024] (got -2)"));
+  EXPECT_TRUE(has(parse_error(config(R"("num_hidden_layers": 9999999999999999999)")), "num_hidden_layers: must be in"));
+  EXPECT_TRUE(has(parse_error(config(R"("sliding_window": 0)")), "sliding_window: must be in [1, "));
+  EXPECT_TRUE(has(parse_error(config(R"("max_position_embeddings": 16777217)")), "max_position_embeddings: must be in"));
+  // Heads not divisible; no way to the head dim.
+  EXPECT_TRUE(has(parse_error(config(R"("num_key_value_heads": 3)")),
+                  "num_key_value_heads: 8 attention heads are not divisible by 3 KV heads"));
+  EXPECT_TRUE(has(parse_error(R"({"architectures": ["X"], "num_hidden_layers": 1, "num_attention_heads": 3,
+                                  "max_position_embeddings": 8})"),
+                  "head_dim: missing, and no hidden_size"));
+  EXPECT_TRUE(has(parse_error(R"({"architectures": ["X"], "num_hidden_layers": 1, "num_attention_heads": 3,
+                                  "hidden_size": 100, "max_position_embeddings": 8})"),
+                  "hidden_size: 100 is not divisible by num_attention_heads 3"));
+  // Dtypes.
+  EXPECT_TRUE(has(parse_error(config(R"("torch_dtype": "float64")")),
+                  "torch_dtype: unknown dtype 'float64' (expected bfloat16, float16 or float32)"));
+  EXPECT_TRUE(has(parse_error(config(R"("torch_dtype": 16)")), "torch_dtype: must be a string"));
+  // Window forms.
+  EXPECT_TRUE(has(parse_error(config(R"("sliding_window": 8, "layer_types": ["sliding_attention"])")),
+                  "layer_types: must be a list of num_hidden_layers (4) layer types"));
+  EXPECT_TRUE(has(parse_error(config(
+                      R"("sliding_window": 8, "layer_types": ["sliding_attention", "full_attention", "chunked_attention", 7])")),
+                  "layer_types[2]: unsupported layer type 'chunked_attention'"));
+  EXPECT_TRUE(has(parse_error(config(
+                      R"("layer_types": ["sliding_attention", "full_attention", "full_attention", "full_attention"])")),
+                  "sliding_window: missing, but layer_types has sliding_attention layers"));
+  EXPECT_TRUE(has(parse_error(config(R"("sliding_window": 8, "use_sliding_window": true)")),
+                  "max_window_layers: missing (required with use_sliding_window true)"));
+  // text_config and the attnbench key.
+  EXPECT_TRUE(has(parse_error(config(R"("text_config": [1])")), "text_config: must be an object"));
+  EXPECT_TRUE(has(parse_error(R"({"architectures": ["X"], "text_config": {"num_hidden_layers": 1, "num_attention_heads": 1,
+                                  "head_dim": 64}})"),
+                  "text_config.max_position_embeddings: missing (required)"));
+  EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"nmae": "x"})")), "attnbench.nmae: unknown key (known: name, tp_size)"));
+  EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"name": "a/b"})")),
+                  "attnbench.name: 'a/b' has a character outside [A-Za-z0-9._+-]"));
+  EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"tp_size": 0})")), "attnbench.tp_size: must be in [1, 1024]"));
+  // Not JSON, not an object.
+  EXPECT_TRUE(has(parse_error("{\"architectures\": "), "--model m.json: not valid JSON ("));
+  EXPECT_TRUE(has(parse_error("[1, 2]"), "--model m.json: top level: must be a JSON object (got [1,2])"));
+  // Control characters in echoed values are escaped.
+  const std::string esc = parse_error(config("\"torch_dtype\": \"bf\\u001b[31m16\""));
+  EXPECT_TRUE(has(esc, "unknown dtype 'bf\\x1b[31m16'"));
+  EXPECT_EQ(esc.find('\x1b'), std::string::npos);
+  const std::string raw = parse_error("{\"a\": \"x\ny\"}");  // a raw newline in a string is invalid JSON
+  EXPECT_TRUE(has(raw, "not valid JSON"));
+  EXPECT_EQ(raw.find('\n'), std::string::npos);
+}
+
+TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {
+  test::TempDir d;
+  EXPECT_EQ(input_error([&] { find_model_preset(d.file("nope.json")); }),
+            "--model " + d.file("nope.json") + ": no such file (expected a preset name or a config.json)");
+  std::filesystem::create_directory(d.file("dir"));
+  EXPECT_EQ(input_error([&] { find_model_preset(d.file("dir")); }), "--model " + d.file("dir") + ": not a regular file");
+  EXPECT_EQ(input_error([&] { read_hf_config("/dev/null"); }), "--model /dev/null: not a regular file");
+  test::write_file(d.file("big.json"), config("\"pad\": \"" + std::string(kMaxHfConfigBytes, 'x') + "\""));
+  EXPECT_EQ(input_error([&] { find_model_preset(d.file("big.json")); }),
+            "--model " + d.file("big.json") + ": larger than 1 MiB (a config.json is a few KiB)");
+  // Just under the limit is read.
+  const std::string fits = config("\"pad\": \"");
+  test::write_file(d.file("fits.json"), fits + std::string(kMaxHfConfigBytes - fits.size() - 2, 'x') + "\"}");
+  EXPECT_EQ(find_model_preset(d.file("fits.json")).name, "fits");
+  // A file in the working directory is found by its name; a preset name is never taken for a file.
+  test::write_file(d.file("bad.json"), config(R"("num_attention_heads": -1)"));
+  EXPECT_NE(input_error([&] { find_model_preset(d.file("bad.json")); })
+                .find("--model " + d.file("bad.json") + ": num_attention_heads: must be in [1, 1024] (got -1)"),
+            std::string::npos);
+  EXPECT_EQ(find_model_preset("tiny").num_layers, 2);
+  // Unknown names still list the presets.
+  const std::string unknown = input_error([] { find_model_preset("gpt-9"); });
+  EXPECT_NE(unknown.find("--model: unknown preset 'gpt-9' (known: llama-3.1-8b, "), std::string::npos) << unknown;
+}
+
+TEST(HfConfig, BadFilesExitTwoThroughTheBinary) {
+  test::TempDir d;
+  test::write_file(d.file("bad.json"), config(R"("torch_dtype": "int4")"));
+  for (const std::string& cmd : {std::string("memory --device cpu --model "), "validate --device cpu --out " + d.file("x.csv") + " --model "}) {
+    const auto r = test::run_attnbench(cmd + d.file("bad.json"), d);
+    EXPECT_EQ(r.exit_code, 2) << cmd << r.err;
+    EXPECT_NE(r.err.find("--model " + d.file("bad.json") + ": torch_dtype: unknown dtype 'int4'"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace attnbench
