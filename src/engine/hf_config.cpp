@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 
 namespace attnbench {
 
@@ -205,21 +206,6 @@ void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m)
 
 }  // namespace
 
-std::string printable(std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
 
 std::string model_name_from_path(const std::string& path) {
   const std::filesystem::path p(path);

@@ -41,7 +41,6 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
 // Characters outside [A-Za-z0-9._+-] become '-', so case ids stay free of '/', ',' and spaces.
 std::string model_name_from_path(const std::string& path);
 
-// `s` with control characters (and DEL) written as \xHH, for echoing input in error messages.
-std::string printable(std::string_view s);
+// Error messages echo input through printable() (core/files.hpp): control characters escaped.
 
 }  // namespace attnbench

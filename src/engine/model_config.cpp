@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "engine/hf_config.hpp"
 
 namespace attnbench {
