@@ -527,7 +527,7 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
     os << (any_range ? "; with raw samples (JSON)" : "") << ": the 5th-95th percentiles of the ratio of medians over "
        << "1000 bootstrap resamples of both rows' samples";
   if (any_range)
-    os << (any_bootstrap ? "; from p10 / p90 only (CSV)" : " (p10 / p90 only, no raw samples)")
+    os << (any_bootstrap ? "; from p10 / p90 (CSV rows, or under 5 samples)" : " (from p10 / p90: CSV rows, or under 5 samples)")
        << ": p10 / p90 - p90 / p10, a fast step of one over a slow step of the other (wider than the median's "
           "uncertainty)";
   os << ".\n";
