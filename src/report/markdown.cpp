@@ -394,7 +394,7 @@ std::string env_line(const Environment& env) {
   return s;
 }
 
-// "NVIDIA H200 (132 SMs, driver 13.0)"; without a GPU in the environment, the rows' devices ("cpu (2 threads)").
+// "**GPU:** NVIDIA H200 (132 SMs, driver 13.0)" from the environment, else from the rows' devices.
 std::string device_headline(const ResultSet& set) {
   if (auto g = env_get(set.environment, "gpu_name")) {
     std::string extra;
@@ -402,11 +402,16 @@ std::string device_headline(const ResultSet& set) {
     if (auto v = env_get(set.environment, "driver_version")) extra += (extra.empty() ? "" : ", ") + ("driver " + *v);
     return "**GPU:** " + md(*g) + (extra.empty() ? "" : " (" + md(extra) + ")");
   }
-  std::set<std::string> devices;
-  for (const ResultRow& r : set.rows) devices.insert(r.device);
-  std::string d;
-  for (const std::string& x : devices) d += (d.empty() ? "" : ", ") + x;
-  return "**GPU:** none (device: " + md(d.empty() ? std::string("not recorded") : d) + ")";
+  // No environment (a CSV): the rows' devices; any that is not the CPU device ("cpu (N threads)") is a GPU.
+  std::set<std::string> gpus, cpus;
+  for (const ResultRow& r : set.rows) (r.device.rfind("cpu", 0) == 0 ? cpus : gpus).insert(r.device);
+  const auto join = [](const std::set<std::string>& v) {
+    std::string d;
+    for (const std::string& x : v) d += (d.empty() ? "" : ", ") + x;
+    return d;
+  };
+  if (!gpus.empty()) return "**GPU:** " + md(join(gpus)) + " (from the rows; no environment recorded)";
+  return "**GPU:** none (device: " + md(cpus.empty() ? std::string("not recorded") : join(cpus)) + ")";
 }
 
 // The SGLang release whose profile the rows model: the JSON environment's `sglang_version`.

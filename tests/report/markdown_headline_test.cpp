@@ -86,6 +86,9 @@ TEST(MarkdownHeadline, NamesTheGpuAndTheSglangVersionFirst) {
   EXPECT_EQ(l[2],
             "**GPU:** none (device: cpu (2 threads)); **SGLang:** version not recorded (these results name no SGLang "
             "profile)");
+  // A CSV of GPU rows: the GPU named from the rows.
+  l = lines(report(issue_set()));
+  EXPECT_EQ(l[2].rfind("**GPU:** NVIDIA H200 (from the rows; no environment recorded); **SGLang:** ", 0), 0u) << l[2];
 }
 
 TEST(MarkdownHeadline, LatencySaysLowerIsBetter) {
