@@ -4,7 +4,9 @@
 //   BM_MetadataHostOnly  with the O(tokens) kernels (kv_indices, page table) replaced by no-ops: about what the
 //                        host does per step on a GPU (FlashInfer: indptr read-back, plan scheduling, pinned
 //                        copy; TRTLLM: its allocations). The O(batch) lengths kernel still runs on the CPU.
+// Arguments: bs = requests in the batch, ctx = tokens per request, e.g. BM_MetadataHostOnly/flashinfer/bs:64/ctx:8192.
 // Run: build/attnbench_host_bench --benchmark_filter=HostOnly
+// CI (ctest -L cpu, test host_bench_short) runs the small shapes with a minimal time, so the file cannot rot.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -62,6 +64,7 @@ void args(benchmark::internal::Benchmark* b) {
   for (int bs : {1, 16, 64, 256})
     for (int ctx : {1024, 8192, 32768, 131072})
       if (static_cast<long>(bs) * ctx <= 256L * 32768) b->Args({bs, ctx});
+  b->ArgNames({"bs", "ctx"});  // names read BM_Metadata/flashinfer/bs:64/ctx:8192
   b->Unit(benchmark::kMicrosecond);
 }
 

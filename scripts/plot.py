@@ -4,9 +4,11 @@
     python3 scripts/plot.py RESULTS.csv --out DIR [--memory-csv MEMORY.csv]
 
 Figures (a handful of files, whatever the number of cases):
-  latency_<model>.png    step latency (median, p10-p90 bars) vs batch and vs context, one row of panels per
-                         mode, one colour per backend, one marker per context (resp. batch); log axes. Graph
-                         timing where the mode has graph rows (what SGLang serves decode with), else eager.
+  ratio_<model>.png      the point of the change: per mode (graph timing where the mode has graph rows, else
+                         eager), per case, the step-time ratios trtllm_mha / trtllm_mha_legacy and
+                         trtllm_mha / flashinfer, each with its noise band (p10/p90 - p90/p10, the band
+                         `attnbench report` prints for rows without raw samples); 1.0 dotted. Modes without
+                         a ratio get no panel; the legend sits below the panels.
   bandwidth_fraction.png KV bytes moved per step / time, as a fraction of the copy bandwidth measured in the
                          same run, vs batch x context, decode and verify (memory-bound), one panel per model.
   memory_rows.png        stacked bars per backend: construct / graph state / capture, device and pinned, from
@@ -96,87 +98,126 @@ def preferred_timing(rows):
     return "graph" if any(r["timing"] == "graph" for r in rows) else "eager"
 
 
-def context_label(v):
-    """Tokens as "1k" / "4k" / "16k" when within 5% of a whole number of Ki-tokens (means like 1025 or 4100
-    are a decode's +1 or a verify's draft tokens), else "1.5k" or the plain number."""
+# The ratios a reviewer of the change needs: the change's candidate over its baseline (same kernels: ~1.0 is
+# "no behavioural change") and over FlashInfer (what else SGLang could serve with). Pairs missing in a file
+# are left out.
+RATIO_PAIRS = [("trtllm_mha", "trtllm_mha_legacy"), ("trtllm_mha", "flashinfer")]
+PAIR_STYLE = {("trtllm_mha", "trtllm_mha_legacy"): dict(color="#d62728", marker="o"),
+              ("trtllm_mha", "flashinfer"): dict(color="#1f77b4", marker="s")}
+
+
+def ratio_band(a, b):
+    """(ratio, lo, hi) of two rows' step times: median(a) / median(b), and the noise band p10(a) / p90(b) to
+    p90(a) / p10(b) (a fast step of one over a slow step of the other), widened to hold the ratio; the same
+    definition as `attnbench report` uses for rows without raw samples. lo = hi = ratio when a percentile is
+    missing. None when a median is missing or not positive."""
+    ma, mb = a.get("step_median_us"), b.get("step_median_us")
+    if not ma or not mb or ma <= 0 or mb <= 0:
+        return None
+    r = ma / mb
+    p10a, p90a, p10b, p90b = (a.get("step_p10_us"), a.get("step_p90_us"), b.get("step_p10_us"), b.get("step_p90_us"))
+    if None in (p10a, p90a, p10b, p90b) or p10b <= 0 or p90b <= 0:
+        return r, r, r
+    return r, min(p10a / p90b, r), max(p90a / p10b, r)
+
+
+def token_label(v):
+    """Token counts for an axis: 512, 2k, 128k, 2M (powers of two as Ki / Mi tokens)."""
+    if v >= 1024 * 1024:
+        return f"{v / (1024 * 1024):g}M"
     if v >= 1024:
-        k = v / 1024
-        return f"{round(k)}k" if abs(k - round(k)) < 0.05 * k else f"{k:.1f}k"
+        return f"{v / 1024:g}k"
     return f"{v:g}"
 
 
-def series(rows, x_col, group_col):
-    """{(backend, group value): sorted [(x, median, p10, p90)]}; duplicates at one x keep the smallest median."""
+def case_labels(case_ids):
+    """Short tick labels: the segments of the case ids that differ between them ("b=64\nkv=4096"), so that
+    the model, dtype and page size shared by every case of a panel do not crowd the axis."""
+    parts = [c.split("/") for c in case_ids]
+    n = max(len(p) for p in parts)
+    varying = [i for i in range(n) if len({p[i] if i < len(p) else "" for p in parts}) > 1]
+    if not varying:
+        return ["" for _ in case_ids]
+    return ["\n".join(p[i] for i in varying if i < len(p)) for p in parts]
+
+
+def ratio_points(rows):
+    """{(mode, timing): (case ids in batch / context order, {pair: [(x index, ratio, lo, hi)]})} for the modes of
+    `rows` (one model) that have at least one ratio; graph timing where the mode has graph rows (what SGLang
+    serves decode with), else eager. Modes without any ratio are left out: no empty panels."""
     out = OrderedDict()
-    for r in rows:
-        key = (r["backend"], r[group_col])
-        pts = out.setdefault(key, {})
-        x = r[x_col]
-        if x not in pts or r["step_median_us"] < pts[x][0]:
-            pts[x] = (r["step_median_us"], r["step_p10_us"], r["step_p90_us"])
-    return OrderedDict((k, sorted((x,) + v for x, v in pts.items())) for k, pts in out.items())
+    for mode in ordered_unique(r["mode"] for r in rows):
+        mr = [r for r in rows if r["mode"] == mode]
+        timing = preferred_timing(mr)
+        by_case = OrderedDict()
+        for r in mr:
+            if r["timing"] == timing:
+                by_case.setdefault(r["case_id"], {})[r["backend"]] = r
+        cases = sorted(by_case, key=lambda c: (next(iter(by_case[c].values()))["batch"] or 0,
+                                               next(iter(by_case[c].values()))["kv_len_mean"] or 0, c))
+        pairs = OrderedDict()
+        for a, b in RATIO_PAIRS:
+            pts = []
+            for i, c in enumerate(cases):
+                if a in by_case[c] and b in by_case[c]:
+                    band = ratio_band(by_case[c][a], by_case[c][b])
+                    if band:
+                        pts.append((i,) + band)
+            if pts:
+                pairs[(a, b)] = pts
+        if pairs:
+            used = sorted({p[0] for pts in pairs.values() for p in pts})
+            keep = [cases[i] for i in used]
+            remap = {old: new for new, old in enumerate(used)}
+            pairs = OrderedDict((k, [(remap[p[0]],) + p[1:] for p in pts]) for k, pts in pairs.items())
+            out[(mode, timing)] = (keep, pairs)
+    return out
 
 
-def plot_latency_panel(ax, rows, x_col, group_col, backends, group_name, plt):
-    xs = sorted({r[x_col] for r in rows})
-    if len(xs) < 2:  # one value only: a line against it says nothing (the other panel shows these rows)
-        ax.text(0.5, 0.5, f"one {x_col} value only ({context_label(xs[0]) if x_col == 'kv_len_mean' else f'{xs[0]:g}'})",
-                ha="center", va="center", transform=ax.transAxes, color="gray")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        return
-    groups = sorted({r[group_col] for r in rows})
-    marker_of = {g: MARKERS[i % len(MARKERS)] for i, g in enumerate(groups)}
-    for (backend, g), pts in series(rows, x_col, group_col).items():
-        st = backend_style(backend, backends)
-        xs = [p[0] for p in pts]
+def plot_ratio_panel(ax, cases, pairs):
+    n_pairs = len(pairs)
+    for k, ((a, b), pts) in enumerate(pairs.items()):
+        st = PAIR_STYLE.get((a, b), dict(color=OTHER_COLORS[k % len(OTHER_COLORS)], marker=MARKERS[k % len(MARKERS)]))
+        off = (k - (n_pairs - 1) / 2) * 0.18  # side by side, so that equal bands do not hide each other
+        xs = [p[0] + off for p in pts]
         ys = [p[1] for p in pts]
-        lo = [p[1] - (p[2] if p[2] is not None else p[1]) for p in pts]
-        hi = [(p[3] if p[3] is not None else p[1]) - p[1] for p in pts]
-        hollow = backend == "trtllm_mha_legacy"
-        ax.errorbar(xs, ys, yerr=[lo, hi], color=st["color"], linestyle=st["linestyle"], marker=marker_of[g],
-                    markersize=5, linewidth=1.2, capsize=2, markerfacecolor="none" if hollow else st["color"])
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.set_xticks(xs)
-    ax.set_xticklabels([context_label(x) if x_col == "kv_len_mean" else f"{x:g}" for x in xs])
-    ax.minorticks_off()
-    # Two legends in one: colours = backends, markers = the other axis.
-    handles = [plt.Line2D([], [], label=b, **backend_style(b, backends)) for b in ordered_unique(r["backend"] for r in rows)]
-    handles += [plt.Line2D([], [], color="gray", linestyle="none", marker=marker_of[g],
-                           label=f"{group_name}={context_label(g) if group_col == 'kv_len_mean' else f'{g:g}'}")
-                for g in groups]
-    ax.legend(handles=handles, fontsize=7, ncol=2, loc="best")
+        ax.errorbar(xs, ys, yerr=[[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]], linestyle="none",
+                    capsize=2, markersize=4, linewidth=1.0, label=f"{a} / {b}", **st)
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+    ax.set_xticks(range(len(cases)))
+    labels = case_labels(cases)
+    ax.set_xticklabels(labels, fontsize=7, rotation=0 if len(cases) <= 12 else 60,
+                       ha="center" if len(cases) <= 12 else "right")
+    ax.set_xlim(-0.6, len(cases) - 0.4)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylabel("step-time ratio (median;\nband: p10/p90 - p90/p10)")
 
 
-def plot_latency(rows, out_dir, plt):
+def plot_ratios(rows, out_dir, plt):
+    """ratio_<model>.png: one panel per mode with ratios, the legend below the panels (never on the data)."""
     written = []
-    backends = ordered_unique(r["backend"] for r in rows)
     for model in ordered_unique(r["model"] for r in rows):
-        by_mode = OrderedDict()
-        for mode in ordered_unique(r["mode"] for r in rows if r["model"] == model):
-            mr = [r for r in rows if r["model"] == model and r["mode"] == mode]
-            timing = preferred_timing(mr)
-            mr = [r for r in mr if r["timing"] == timing and r["step_median_us"] is not None
-                  and r["batch"] is not None and r["kv_len_mean"] is not None]
-            if mr:
-                by_mode[(mode, timing)] = mr
-        if not by_mode:
+        mr = [r for r in rows if r["model"] == model and r["step_median_us"] is not None]
+        panels = ratio_points(mr)
+        if not panels:
             continue
-        fig, axes = plt.subplots(len(by_mode), 2, figsize=(12, 3.6 * len(by_mode)), squeeze=False)
-        for i, ((mode, timing), mr) in enumerate(by_mode.items()):
-            plot_latency_panel(axes[i][0], mr, "batch", "kv_len_mean", backends, "ctx", plt)
-            axes[i][0].set_xlabel("batch (requests)")
-            axes[i][0].set_ylabel("step latency, µs (median, p10-p90)")
-            axes[i][0].set_title(f"{mode}, {timing}: latency vs batch", fontsize=10)
-            plot_latency_panel(axes[i][1], mr, "kv_len_mean", "batch", backends, "b", plt)
-            axes[i][1].set_xlabel("context (mean KV length, tokens)")
-            axes[i][1].set_title(f"{mode}, {timing}: latency vs context", fontsize=10)
-        layers = ordered_unique(r.get("layers", "") for mr in by_mode.values() for r in mr)
-        fig.suptitle(f"{model}: step latency (one step = metadata + {'/'.join(layers)} layers)", fontsize=12)
-        fig.tight_layout()
-        path = os.path.join(out_dir, f"latency_{safe_name(model)}.png")
+        widest = max(len(cases) for cases, _ in panels.values())
+        fig, axes = plt.subplots(len(panels), 1, figsize=(max(7.0, 0.55 * widest + 2), 3.0 * len(panels) + 0.8),
+                                 squeeze=False)
+        handles, names = [], []
+        for ax, ((mode, timing), (cases, pairs)) in zip(axes[:, 0], panels.items()):
+            plot_ratio_panel(ax, cases, pairs)
+            ax.set_title(f"{mode} ({timing} timing): below 1 = trtllm_mha faster", fontsize=9)
+            for h, n in zip(*ax.get_legend_handles_labels()):
+                if n not in names:
+                    handles.append(h)
+                    names.append(n)
+        layers = ordered_unique(r.get("layers", "") for r in mr)
+        fig.suptitle(f"{model}: step-time ratios per case (one step = metadata + {'/'.join(layers)} layers)",
+                     fontsize=11)
+        fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.07 if len(panels) == 1 else 0.04, 1, 1))
+        path = os.path.join(out_dir, f"ratio_{safe_name(model)}.png")
         fig.savefig(path, dpi=90)
         plt.close(fig)
         written.append(path)
@@ -198,7 +239,7 @@ def plot_bandwidth(rows, out_dir, plt):
             panels.append((model, pts))
     if not panels:
         return []
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.8), squeeze=False, sharey=True)
     for ax, (model, pts) in zip(axes[0], panels):
         modes = ordered_unique(r["mode"] for r in pts)
         for backend in ordered_unique(r["backend"] for r in pts):
@@ -213,14 +254,22 @@ def plot_bandwidth(rows, out_dir, plt):
                            facecolors="none" if hollow else st["color"], s=28 if hollow else 18,
                            label=f"{backend} {mode}")
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: token_label(v)))
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("batch x context (KV tokens per step)")
         ax.set_title(model, fontsize=10)
-        ax.legend(fontsize=7, loc="upper left")
     axes[0][0].set_ylabel("KV read bandwidth / measured copy bandwidth")
+    # One legend for every panel, below them: never on the data.
+    handles, names = [], []
+    for ax in axes[0]:
+        for h, n in zip(*ax.get_legend_handles_labels()):
+            if n not in names:
+                handles.append(h)
+                names.append(n)
+    fig.legend(handles, names, loc="lower center", ncol=min(len(names), 4), fontsize=7, frameon=False)
     fig.suptitle("Bandwidth fraction (decode and verify; graph timing where measured)", fontsize=12)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06 * ((len(names) + 3) // 4), 1, 1))
     path = os.path.join(out_dir, "bandwidth_fraction.png")
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -382,7 +431,7 @@ def main(argv):
         return 2
     plt = import_pyplot()
     plt.rcParams.update({"font.size": 8})
-    written = plot_latency(rows, args.out, plt) + plot_bandwidth(rows, args.out, plt) + plot_memory_rows(rows, args.out, plt)
+    written = plot_ratios(rows, args.out, plt) + plot_bandwidth(rows, args.out, plt) + plot_memory_rows(rows, args.out, plt)
     if mem_rows:
         written += plot_memory_tags(mem_rows, args.out, plt)
     for path in written:

@@ -293,10 +293,12 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
         ->allow_extra_args(false);
     report->add_option("--format", r.format, "md")->check(CLI::IsMember({"md", "markdown"}))->capture_default_str();
     report->add_option("--out", r.out, "Write to this file instead of stdout");
+    report->add_option("--plots", r.plots, "Directory of scripts/plot.py's PNGs to link in the report");
   }
 
   CLI::App* list = app.add_subcommand("list", "List backends, model presets and configs");
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
+  env->add_option("--format", out.env.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 
   for (CLI::App* sub : {memory, run, validate, compare, report}) decimal_integers_only(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))

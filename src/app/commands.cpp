@@ -10,8 +10,12 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/backend_catalog.hpp"
+#include "app/data_dir.hpp"
+#include "app/omp_env.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/version.hpp"
@@ -32,11 +36,41 @@ namespace attnbench {
 
 namespace {
 
+// An --out that means stdout: none given, or "-".
+bool is_stdout(const std::string& path) { return path.empty() || path == "-"; }
+
 // Opens --out before any work, so a bad path fails fast (exit 2) and nothing is measured in vain.
 std::ofstream open_output(const std::string& path) {
   std::ofstream f(path, std::ios::out | std::ios::trunc);
   if (!f) throw InputError("--out: cannot write '" + path + "'");
   return f;
+}
+
+// What the Markdown report needs from the layers above it: each preset's full depth (KV-cache tokens of a
+// saving are counted over the whole model) and the figures to link.
+MarkdownExtras markdown_extras(const std::vector<std::string>& figures = {}) {
+  MarkdownExtras x;
+  for (const auto& m : model_presets()) x.model_layers[m.name] = m.num_layers;
+  x.figures = figures;
+  return x;
+}
+
+// The PNG files of `dir` (--plots), sorted, as links relative to the report file `out` (its directory; the
+// working directory for stdout). Throws InputError naming --plots when `dir` is not a directory.
+std::vector<std::string> figure_links(const std::string& dir, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("--plots: '" + dir + "' is not a directory");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".png" && e.is_regular_file(ec)) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  const fs::path base = out.empty() || out == "-" ? fs::current_path(ec) : fs::absolute(out, ec).parent_path();
+  for (std::string& f : files) {
+    const fs::path rel = fs::absolute(f, ec).lexically_relative(base);
+    if (!rel.empty()) f = rel.generic_string();
+  }
+  return files;
 }
 
 std::atomic<bool> g_stop{false};
@@ -67,11 +101,11 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   const DeviceChoice choice = parse_device_choice(o.m.device);
   const DeviceChoice resolved = resolve_usable_device(choice);
   std::ofstream file;
-  if (!o.out.empty()) file = open_output(o.out);
+  if (!is_stdout(o.out)) file = open_output(o.out);
   std::cerr << "attnbench: memory on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";
   const MemoryReport report = measure_memory(req, [resolved] { return make_device(resolved); });
-  std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
+  std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
   if (o.format == "csv")
     write_memory_csv(os, report);
   else if (o.format == "json")
@@ -79,7 +113,7 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   else
     write_memory_table(os, report, backend_catalog());
   os.flush();
-  if (!o.out.empty()) std::cerr << "attnbench: wrote " << o.out << "\n";
+  if (!is_stdout(o.out)) std::cerr << "attnbench: wrote " << o.out << "\n";
   for (const auto& b : report.backends)
     if (!b.error.empty()) return 1;
   return 0;
@@ -101,27 +135,55 @@ int run_list_command(std::ostream& out) {
     out << "  " << p.version << std::string(20 - std::min<std::size_t>(19, p.version.size()), ' ') << "FlashInfer "
         << p.flashinfer_version << ": " << p.description << "\n";
   out << "configs:\n";
-  for (const char* dir : {"configs", ATTNBENCH_SOURCE_DIR "/configs"}) {
+  // The working directory's configs/, the installed ones (<prefix>/share/attnbench/configs), the source folder's;
+  // ATTNBENCH_DATA_DIR overrides (app/data_dir.hpp).
+  if (const std::optional<std::string> dir = config_dir()) {
     std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) continue;
     std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    for (const auto& e : std::filesystem::directory_iterator(*dir, ec))
       if (e.path().extension() == ".toml") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) out << "  " << f << "\n";
-    break;
+  } else {
+    std::string where;
+    for (const std::string& d : config_dir_candidates()) where += (where.empty() ? "" : ", ") + d;
+    out << "  none found (looked in " << where << "; set ATTNBENCH_DATA_DIR to a folder holding configs/)\n";
   }
   return 0;
 }
 
-int run_env_command(std::ostream& out) {
+int run_env_command(std::ostream& out) { return run_env_command("text", out); }
+
+int run_env_command(const std::string& format, std::ostream& out) {
   const GpuAvailability gpu = gpu_availability();
+  const std::optional<std::string> configs = config_dir();
+  const std::optional<double> load = load_average_1m();
+  if (format == "json") {
+    // The host part under the keys of every results file's "environment" (device/environment.hpp), then the rest.
+    nlohmann::ordered_json j;
+    j["schema"] = "attnbench.env";
+    j["schema_version"] = 1;
+    for (const auto& [k, v] : host_environment()) j[k] = v;
+    j["cuda_compiled"] = gpu.compiled;
+    j["gpu_usable"] = gpu.usable;
+    j["gpu"] = gpu.detail;
+    j["device_auto"] = device_choice_name(resolve_device_choice(DeviceChoice::automatic));
+    j["omp_wait_policy"] = omp_wait_policy_description();
+    j["load_average_1m"] = load ? nlohmann::ordered_json(*load) : nlohmann::ordered_json(nullptr);
+    j["configs_dir"] = configs ? nlohmann::ordered_json(*configs) : nlohmann::ordered_json(nullptr);
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  if (format != "text") throw InputError("--format: '" + format + "' (expected text or json)");
   out << "attnbench " << version() << " (commit " << git_commit() << ")\n";
   out << "compiler: " << compiler() << "\n";
   out << "cpu: " << cpu_model() << ", " << hardware_threads() << " hardware threads\n";
   out << "cuda: " << (gpu.compiled ? "compiled in" : "not compiled in") << "\n";
   out << "gpu: " << (gpu.usable ? gpu.detail : "none usable (" + gpu.detail + ")") << "\n";
   out << "device auto: " << device_choice_name(resolve_device_choice(DeviceChoice::automatic)) << "\n";
+  out << "openmp wait policy: " << omp_wait_policy_description() << "\n";
+  if (load) out << "load average (1 min): " << std::fixed << std::setprecision(2) << *load << std::defaultfloat << "\n";
+  out << "configs: " << (configs ? *configs : std::string("none found")) << "\n";
   return 0;
 }
 
@@ -144,14 +206,24 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   const SweepFiles files = sweep_files(o.out, o.json, o.config_file, plan.trace, o.resume);
   const bool resuming = o.resume && std::filesystem::exists(files.csv);
   const ResumePoint todo = resume_from(cases, backends, resuming ? read_results_csv(files.csv) : std::vector<ResultRow>{});
+  // "-" is stdout (--out - or --json -): then stdout holds that document alone, and the table, the summary and the
+  // Markdown report go to stderr with the progress.
+  const bool csv_stdout = files.csv == "-", json_stdout = files.json == "-";
+  std::ostream& human = csv_stdout || json_stdout ? std::cerr : out;
   std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
-            << todo.cases.size() << " case(s) x " << backends.size() << " backend(s) -> " << files.csv << "\n";
+            << todo.cases.size() << " case(s) x " << backends.size() << " backend(s) -> "
+            << (csv_stdout ? std::string("stdout") : files.csv) << "\n";
   if (resuming)
     std::cerr << "attnbench: --resume: " << todo.cases_done << " case(s) already in " << files.csv << ", " << todo.cases.size()
               << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "") << "\n";
   prepare_sweep_files(files, todo.dropped_partial, todo.kept);
-  ResultsCsvWriter writer(files.csv, resuming);
+  std::optional<ResultsCsvWriter> writer;
+  if (csv_stdout) {
+    out << results_csv_header() << "\n" << std::flush;
+  } else {
+    writer.emplace(files.csv, resuming);
+  }
   Environment env;
   {
     auto d = make_device(resolved);
@@ -174,7 +246,11 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     const StopOnSignal stop_on_signal;
     const Progress progress{o.quiet ? nullptr : &std::cerr, !o.quiet && isatty(fileno(stderr)) != 0};
     const auto sink = [&](const ResultRow& r) {
-      writer.write(r);
+      if (writer) {
+        writer->write(r);
+      } else {
+        out << results_csv_line(r) << "\n" << std::flush;
+      }
       rows.push_back(r);
     };
     sum = run_sweep(todo.cases, backends, [resolved] { return make_device(resolved); }, s, sink, progress, &g_stop);
@@ -182,18 +258,25 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   std::string command = s.repro_prefix;
   for (const auto& a : args)
     if (a != "run" && a != "validate") command += " " + a;
-  write_results_json(files.json, env, command, rows);
-  print_run_table(out, rows);
+  if (json_stdout) {
+    write_results_json(out, env, command, rows);
+    out.flush();
+  } else if (!files.json.empty()) {
+    write_results_json(files.json, env, command, rows);
+  }
+  print_run_table(human, rows);
   if (o.report == "md") {
     ResultSet set;
     set.rows = rows;
     set.environment = env;
     set.command = command;
-    out << "\n";
-    write_markdown_report(out, set, nullptr, command, backend_catalog());
+    human << "\n";
+    write_markdown_report(human, set, nullptr, command, backend_catalog(), {}, markdown_extras());
   }
-  out << "\n" << sum.rows << " rows: " << sum.ok << " ok, " << sum.skipped << " skipped, " << sum.failed << " failed, "
-      << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: " << files.csv << " (" << files.json << ")\n";
+  human << "\n" << sum.rows << " rows: " << sum.ok << " ok, " << sum.skipped << " skipped, " << sum.failed << " failed, "
+        << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: "
+        << (csv_stdout ? std::string("stdout") : files.csv) << " ("
+        << (json_stdout ? std::string("stdout") : files.json.empty() ? std::string("no JSON") : files.json) << ")\n";
   if (sum.interrupted) {
     std::cerr << "attnbench: interrupted after " << sum.cases_done << " of " << todo.cases.size()
               << " case(s); the rows written are complete: continue with the same command and --resume\n";
@@ -225,8 +308,8 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
       pc.warnings.push_back(w);
     if (!now.environment.empty()) pc.library_environments.push_back(now.environment);
     std::ofstream file;
-    if (!o.out.empty()) file = open_output(o.out);
-    std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
+    if (!is_stdout(o.out)) file = open_output(o.out);
+    std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
     // CSV and JSON stay machine-readable: the line goes to stderr, and into the JSON document.
     if (o.format == "md" || o.format == "markdown") {
       os << line << "\n\n";
@@ -246,8 +329,8 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   check_compare_sides(base, now, o.base, o.now);
   const CompareResult r = compare_results(base, now, opt);
   std::ofstream file;
-  if (!o.out.empty()) file = open_output(o.out);
-  std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
+  if (!is_stdout(o.out)) file = open_output(o.out);
+  std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
   if (o.format == "md" || o.format == "markdown")
     write_compare_markdown(os, r);
   else if (o.format == "csv")
@@ -264,15 +347,16 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
 
 int run_report_command(const ReportOptions& o, std::ostream& out) {
   const ResultSet set = load_result_set(o.results);
+  const std::vector<std::string> figures = o.plots.empty() ? std::vector<std::string>{} : figure_links(o.plots, o.out);
   std::optional<MemoryReport> memory;
   if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
   std::vector<ResultSet> peers;
   const BackendCatalog catalog = backend_catalog();
   for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));
   std::ofstream file;
-  if (!o.out.empty()) file = open_output(o.out);
-  std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
-  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command, catalog, peers);
+  if (!is_stdout(o.out)) file = open_output(o.out);
+  std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
+  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command, catalog, peers, markdown_extras(figures));
   os.flush();
   return 0;
 }

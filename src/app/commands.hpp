@@ -20,6 +20,9 @@ int run_report_command(const ReportOptions& options, std::ostream& out);
 // `run` / `validate`: args are the command line as given (repro commands are built from them).
 int run_sweep_command(const RunOptions& options, const std::vector<std::string>& args, bool validate_only,
                       std::ostream& out);
+// `env`: text (default) or `--format json` (one object: the host keys of a results file's environment, then
+// cuda_compiled, gpu_usable, gpu, device_auto, omp_wait_policy, load_average_1m, configs_dir).
 int run_env_command(std::ostream& out);
+int run_env_command(const std::string& format, std::ostream& out);
 
 }  // namespace attnbench

@@ -21,7 +21,7 @@ int main_app(int argc, char** argv) {
       case Command::list:
         return run_list_command(std::cout);
       case Command::env:
-        return run_env_command(std::cout);
+        return run_env_command(cli.env.format, std::cout);
       case Command::run:
         return run_sweep_command(cli.run, cli.args, /*validate_only=*/false, std::cout);
       case Command::validate:

@@ -54,6 +54,12 @@ struct ReportOptions {
   std::vector<std::string> peers;  // library rows (the library script's .json / .csv): "Model vs library"
   std::string format = "md";
   std::string out;
+  std::string plots;  // --plots DIR: link DIR's PNGs (scripts/plot.py's output) under "### Figures"
+};
+
+// `env`: the machine, the build, whether a GPU is usable.
+struct EnvOptions {
+  std::string format = "text";  // text | json
 };
 
 enum class Command { none, memory, list, env, run, validate, compare, report };
@@ -64,6 +70,7 @@ struct ParsedCli {
   RunOptions run;
   CompareCliOptions compare;
   ReportOptions report;
+  EnvOptions env;
   std::vector<std::string> args;  // the arguments as given (for repro commands)
   bool exit_now = false;  // --help / --version: print `output`, exit with exit_code
   int exit_code = 0;

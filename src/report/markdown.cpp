@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -78,26 +79,17 @@ bool has_backend(const Index& ix, const std::string& b) {
 
 // ---- ratios -----------------------------------------------------------------------------------------------
 
-struct Ratio {
-  double median = 0;
-  std::optional<double> lo, hi;  // p10 / p10 and p90 / p90
-};
-
-std::optional<Ratio> ratio(const ResultRow* a, const ResultRow* b) {
-  if (!ok(a) || !ok(b) || !a->step_median_us || !b->step_median_us || *b->step_median_us <= 0)
-    return std::nullopt;
-  Ratio r;
-  r.median = *a->step_median_us / *b->step_median_us;
-  if (a->step_p10_us && b->step_p10_us && *b->step_p10_us > 0) r.lo = *a->step_p10_us / *b->step_p10_us;
-  if (a->step_p90_us && b->step_p90_us && *b->step_p90_us > 0) r.hi = *a->step_p90_us / *b->step_p90_us;
-  return r;
+std::optional<LatencyRatio> ratio(const ResultRow* a, const ResultRow* b) {
+  if (!a || !b) return std::nullopt;
+  return latency_ratio(*a, *b);
 }
 
-std::string ratio_cell(const std::optional<Ratio>& r) {
+// "1.000 (0.985-1.017)": the ratio and its band, both rounded the same way (so the printed ratio lies in the
+// printed band too).
+std::string ratio_cell(const std::optional<LatencyRatio>& r) {
   if (!r) return "-";
-  std::string s = fmt("%.3f", r->median);
-  if (r->lo && r->hi)
-    s += " (" + fmt("%.3f", std::min(*r->lo, *r->hi)) + "-" + fmt("%.3f", std::max(*r->lo, *r->hi)) + ")";
+  std::string s = fmt("%.3f", r->ratio);
+  if (r->has_band) s += " (" + fmt("%.3f", r->lo) + "-" + fmt("%.3f", r->hi) + ")";
   return s;
 }
 
@@ -105,7 +97,7 @@ std::string ratio_cell(const std::optional<Ratio>& r) {
 std::string ratio_summary(const Index& ix, const std::string& a, const std::string& b) {
   std::vector<double> v;
   for (const CaseTiming& g : ix.groups)
-    if (const auto r = ratio(g.get(a), g.get(b))) v.push_back(r->median);
+    if (const auto r = ratio(g.get(a), g.get(b))) v.push_back(r->ratio);
   if (v.empty()) return "";
   const Summary r = summarize(v);
   return "median " + fmt("%.3f", r.median) + ", range " + fmt("%.3f", r.min) + "-" + fmt("%.3f", r.max) +
@@ -126,16 +118,20 @@ struct Saving {
   std::int64_t kv_bytes_per_token = 0;
   std::string
       basis;  // how kv_bytes_per_token was obtained, e.g. "2 x 8 KV heads x 128 head_dim x 2 B x 6 layers"
+  std::string depth;  // whose layers count, e.g. "the full model: 32 layers"
   std::string model, source;
 };
 
-// "**X device (N B) + Y pinned host memory per instance** = T KV-cache tokens of MODEL at B B per token".
-std::string saving_text(const Saving& s) {
+// "**X device (N B) + Y pinned host memory per instance** = T KV-cache tokens of MODEL at B B per token", and
+// with `with_depth` " (the full model: 32 layers)".
+std::string saving_text(const Saving& s, bool with_depth = false) {
   std::string t = "**" + format_bytes(s.device) + " device (" + with_commas(s.device) + " B) + " +
                   format_bytes(s.pinned) + " pinned host memory per instance**";
-  if (s.kv_bytes_per_token > 0)
+  if (s.kv_bytes_per_token > 0) {
     t += " = " + with_commas(s.device / s.kv_bytes_per_token) + " KV-cache tokens of " + s.model + " at " +
          with_commas(s.kv_bytes_per_token) + " B per token";
+    if (with_depth && !s.depth.empty()) t += " (" + s.depth + ")";
+  }
   return t;
 }
 
@@ -202,14 +198,17 @@ std::optional<Saving> write_memory_from_report(std::ostream& os, const MemoryRep
   out.pinned = s->pinned_bytes;
   out.kv_bytes_per_token = r.kv_bytes_per_token;
   out.basis = "the model's full KV cache, 2 x layers x KV heads x head_dim x dtype bytes";
+  out.depth = "the full model, as `attnbench memory` counts it";
   out.model = r.model;
   out.source = "`attnbench memory`";
   return out;
 }
 
 // Memory from the rows: per model, one row per backend from the first case every backend ran.
-std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, const BackendChange& change) {
+std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, const BackendChange& change,
+                                          const std::map<std::string, int>& model_layers) {
   std::vector<Saving> savings;
+  bool run_depth = false;  // some saving counted the run's layers (the model's depth unknown)
   std::vector<std::pair<std::string, std::string>> sources;  // model -> case used
   std::vector<MemoryLine> lines;
   for (const std::string& model : ix.models) {
@@ -254,10 +253,21 @@ std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, co
       diff(&ResultRow::ctor_pinned_bytes, s.pinned);
       diff(&ResultRow::capture_pinned_bytes, s.pinned);
       const int db = dtype_bytes(lean->dtype);
-      s.kv_bytes_per_token = 2LL * lean->num_kv_heads * lean->head_dim * db * lean->layers;
+      // SGLang's KV cache holds every layer of the model: count the full depth when it is known.
+      const auto full = model_layers.find(model);
+      const bool known = full != model_layers.end() && full->second > 0;
+      const int layers = known ? full->second : lean->layers;
+      s.kv_bytes_per_token = 2LL * lean->num_kv_heads * lean->head_dim * db * layers;
       s.basis = "2 x " + std::to_string(lean->num_kv_heads) + " KV heads x " +
                 std::to_string(lean->head_dim) + " head_dim x " + std::to_string(db) + " B (" + lean->dtype +
-                ") x " + std::to_string(lean->layers) + " layers";
+                ") x " + std::to_string(layers) + " layers";
+      if (known) {
+        s.depth = "the full model: " + std::to_string(layers) + " layers" +
+                  (layers != lean->layers ? "; this run stepped " + std::to_string(lean->layers) : "");
+      } else {
+        s.depth = "the " + std::to_string(lean->layers) + " layers this run stepped; the model's depth is unknown";
+        run_depth = true;
+      }
       s.model = model;
       s.source = "the rows of `" + pick->case_id + "`";
       savings.push_back(s);
@@ -274,11 +284,14 @@ std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, co
     for (const MemoryLine& m : lines) add_memory_line(t, m, false);
     table::print_markdown(os, t);
   }
-  if (!savings.empty())
+  if (run_depth)
     os << "\nKV bytes per token come from the rows: the rows' `layers` are the layers this run stepped, not "
           "necessarily the model's full depth (the full depth gives proportionally fewer tokens; `attnbench "
           "memory` "
           "uses it).\n";
+  else if (!savings.empty())
+    os << "\nKV bytes per token are the full model's (every layer holds K and V in SGLang's KV cache), whatever "
+          "number of layers the run stepped.\n";
   return savings;
 }
 
@@ -381,11 +394,80 @@ std::string env_line(const Environment& env) {
   return s;
 }
 
+// "**GPU:** NVIDIA H200 (132 SMs, driver 13.0)" from the environment, else from the rows' devices.
+std::string device_headline(const ResultSet& set) {
+  if (auto g = env_get(set.environment, "gpu_name")) {
+    std::string extra;
+    if (auto v = env_get(set.environment, "sm_count")) extra += *v + " SMs";
+    if (auto v = env_get(set.environment, "driver_version")) extra += (extra.empty() ? "" : ", ") + ("driver " + *v);
+    return "**GPU:** " + md(*g) + (extra.empty() ? "" : " (" + md(extra) + ")");
+  }
+  // No environment (a CSV): the rows' devices; any that is not the CPU device ("cpu (N threads)") is a GPU.
+  std::set<std::string> gpus, cpus;
+  for (const ResultRow& r : set.rows) (r.device.rfind("cpu", 0) == 0 ? cpus : gpus).insert(r.device);
+  const auto join = [](const std::set<std::string>& v) {
+    std::string d;
+    for (const std::string& x : v) d += (d.empty() ? "" : ", ") + x;
+    return d;
+  };
+  if (!gpus.empty()) return "**GPU:** " + md(join(gpus)) + " (from the rows; no environment recorded)";
+  return "**GPU:** none (device: " + md(cpus.empty() ? std::string("not recorded") : join(cpus)) + ")";
+}
+
+// The SGLang release whose profile the rows model: the JSON environment's `sglang_version`.
+std::string sglang_headline(const ResultSet& set) {
+  if (auto v = env_get(set.environment, "sglang_version")) return "**SGLang:** " + md(*v);
+  return "**SGLang:** version not recorded (these results name no SGLang profile)";
+}
+
 }  // namespace
+
+std::optional<LatencyRatio> latency_ratio(const ResultRow& a, const ResultRow& b) {
+  if (a.status != "ok" || b.status != "ok" || !a.step_median_us || !b.step_median_us || *a.step_median_us <= 0 ||
+      *b.step_median_us <= 0)
+    return std::nullopt;
+  LatencyRatio r;
+  r.ratio = *a.step_median_us / *b.step_median_us;
+  constexpr std::size_t kMinSamples = 5;
+  const auto finite_positive = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
+  };
+  if (a.samples_us.size() >= kMinSamples && b.samples_us.size() >= kMinSamples && finite_positive(a.samples_us) &&
+      finite_positive(b.samples_us)) {
+    // Percentile bootstrap of the ratio of medians. Indices from the raw 64-bit draws (modulo), not from a
+    // standard distribution, so every standard library gives the same band.
+    constexpr int kResamples = 1000;
+    std::mt19937_64 rng(0x5eedULL);
+    std::vector<double> ra(a.samples_us.size()), rb(b.samples_us.size()), ratios;
+    ratios.reserve(kResamples);
+    const auto median_of_resample = [&rng](const std::vector<double>& from, std::vector<double>& into) {
+      for (double& x : into) x = from[rng() % from.size()];
+      std::sort(into.begin(), into.end());
+      return percentile_sorted(into, 50);
+    };
+    for (int i = 0; i < kResamples; ++i) {
+      const double ma = median_of_resample(a.samples_us, ra);
+      const double mb = median_of_resample(b.samples_us, rb);
+      ratios.push_back(ma / mb);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    r.lo = std::min(percentile_sorted(ratios, 5), r.ratio);
+    r.hi = std::max(percentile_sorted(ratios, 95), r.ratio);
+    r.has_band = true;
+    r.bootstrap = true;
+    return r;
+  }
+  if (a.step_p10_us && a.step_p90_us && b.step_p10_us && b.step_p90_us && *b.step_p10_us > 0 && *b.step_p90_us > 0) {
+    r.lo = std::min(*a.step_p10_us / *b.step_p90_us, r.ratio);  // min/max: guards rows whose p10 > median (bad data)
+    r.hi = std::max(*a.step_p90_us / *b.step_p10_us, r.ratio);
+    r.has_band = true;
+  }
+  return r;
+}
 
 void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryReport* memory,
                            const std::string& command, const BackendCatalog& catalog,
-                           const std::vector<ResultSet>& peers) {
+                           const std::vector<ResultSet>& peers, const MarkdownExtras& extras) {
   const std::string& kLean = catalog.change.candidate;
   const std::string& kLegacy = catalog.change.baseline;
   // Library rows (a merged file) are not attnbench's backends: every section but "Model vs library" leaves them
@@ -404,13 +486,14 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   if (memory) {
     if (auto s = write_memory_from_report(mem, *memory, catalog.change)) savings.push_back(*s);
   } else {
-    savings = write_memory_from_rows(mem, ix, catalog.change);
+    savings = write_memory_from_rows(mem, ix, catalog.change, extras.model_layers);
   }
 
   os << "## attnbench: " << kLegacy << " -> " << kLean << "\n\n";
-  // Headline: what a reviewer needs in four lines.
+  // Where it ran and which SGLang it models, then the headline: what a reviewer needs in four lines.
+  os << device_headline(results) << "; " << sglang_headline(results) << "\n\n";
   if (!savings.empty())
-    os << "- **Memory:** " << kLegacy << " - " << kLean << " saves " << saving_text(savings.front())
+    os << "- **Memory:** " << kLegacy << " - " << kLean << " saves " << saving_text(savings.front(), true)
        << "; from " << savings.front().source << ".\n";
   if (c.lean_rows > 0)
     os << "- **Behaviour:** " << kLean << " output bit-identical to " << kLegacy << " in **"
@@ -421,7 +504,8 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   if (c.max_abs) os << " (max abs error " << fmt("%.3g", *c.max_abs) << ")";
   os << ".\n";
   if (const std::string s = ratio_summary(ix, kLean, kLegacy); !s.empty())
-    os << "- **Latency** " << kLean << " / " << kLegacy << ": " << s << ".\n";
+    os << "- **Latency** (step time, lower is better) " << kLean << " / " << kLegacy << ": " << s
+       << " (below 1: " << kLean << " is faster).\n";
 
   // (a) memory
   os << "\n### Memory per backend\n\n" << mem.str();
@@ -437,8 +521,21 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
     for (const std::string& b : ix.backends)
       if (b != kLean && b != kLegacy) versus.push_back(b);
   }
+  bool any_bootstrap = false, any_range = false;
+  for (const CaseTiming& g : ix.groups)
+    for (const std::string& b : versus)
+      if (const auto r = ratio(g.get(kLean), g.get(b)); r && r->has_band) (r->bootstrap ? any_bootstrap : any_range) = true;
   os << "\n### Latency\n\nStep = `init_forward_metadata` + `forward_*` over every layer; µs, median "
-        "(p10-p90). Ratios: median / median (p10 / p10 - p90 / p90, the noise).\n";
+        "(p10-p90), lower is better. Ratios: median / median, below 1 when " << kLean << " is faster; in brackets "
+        "its noise band, which always holds the ratio";
+  if (any_bootstrap)
+    os << (any_range ? "; with raw samples (JSON)" : "") << ": the 5th-95th percentiles of the ratio of medians over "
+       << "1000 bootstrap resamples of both rows' samples";
+  if (any_range)
+    os << (any_bootstrap ? "; from p10 / p90 (CSV rows, or under 5 samples)" : " (from p10 / p90: CSV rows, or under 5 samples)")
+       << ": p10 / p90 - p90 / p10, a fast step of one over a slow step of the other (wider than the median's "
+          "uncertainty)";
+  os << ".\n";
   for (const std::string& b : versus)
     os << (b == kLegacy ? "\n- " : "- ") << kLean << " / " << b << ": " << ratio_summary(ix, kLean, b) << "\n";
   os << "\n<details><summary>Per case (" << ix.groups.size() << " case x timing rows)</summary>\n\n";
@@ -481,6 +578,19 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   }
   table::print_markdown(os, lt);
   os << "\n</details>\n";
+  if (!extras.figures.empty()) {
+    os << "\n### Figures\n\n";
+    for (const std::string& f : extras.figures) {
+      std::string name = f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1);
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".png") == 0) name.resize(name.size() - 4);
+      // <...>: a path with blanks or parentheses stays one link target.
+      os << "![" << md(name) << "](" << (f.find_first_of(" ()") == std::string::npos ? f : "<" + f + ">") << ")\n";
+    }
+  } else {
+    os << "\nFigures: `python3 scripts/plot.py RESULTS.csv --out plots` draws, per model and mode, the ratios "
+       << kLean << " / " << kLegacy << " and " << kLean << " / flashinfer with their noise bands "
+          "(`ratio_<model>.png`); `attnbench report RESULTS --plots plots` links them here.\n";
+  }
 
   // (c) correctness
   os << "\n### Correctness\n\n- Rows: " << results.rows.size();

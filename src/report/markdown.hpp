@@ -4,6 +4,8 @@
 // backends and their noise, correctness verdicts, the environment and the command that reproduces it all.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,11 +16,38 @@
 
 namespace attnbench {
 
+// What the report needs from outside the report layer; the app fills it (app/commands.cpp).
+struct MarkdownExtras {
+  // Full depth (layers) per model name, e.g. the presets': the KV-cache tokens a saving buys are counted over
+  // the model's full KV cache. A model not listed: the rows' `layers` (what the run stepped), said so in the text.
+  std::map<std::string, int> model_layers;
+  // Figures to link under "### Figures" (paths as the Markdown should show them, e.g. relative to the report's
+  // file). Empty: one line says how scripts/plot.py draws them.
+  std::vector<std::string> figures;
+};
+
+// The ratio of two rows' median step times with its noise band [lo, hi]; lo <= ratio <= hi always.
+//   bootstrap (both rows carry raw samples, >= 5 each): the 5th-95th percentiles of the ratio of medians over
+//     1000 resamples of both sample sets (a fixed seed: the same rows give the same band), widened to include
+//     the ratio itself in the rare case it falls outside (discrete medians of few samples);
+//   otherwise (CSV rows: p10 / p90 only): p10(a) / p90(b) to p90(a) / p10(b), the ratio of a fast step of one
+//     to a slow step of the other. Since p10 <= median <= p90 on both sides, it holds the ratio of medians.
+// Why not p10 / p10 - p90 / p90 (the report's band before): both quotients can lie on the same side of the
+// median quotient (1.000 printed with the band 1.016-1.017), so that band did not describe the ratio's noise.
+struct LatencyRatio {
+  double ratio = 0;
+  double lo = 0, hi = 0;
+  bool has_band = false;
+  bool bootstrap = false;
+};
+// nullopt unless both rows are ok with a positive median.
+std::optional<LatencyRatio> latency_ratio(const ResultRow& a, const ResultRow& b);
+
 // Writes the Markdown report of `results` to `os`. Memory comes from `memory` (the `attnbench memory`
 // evidence, per phase, with the model's full KV bytes per token) when it is non-null, else from the rows'
 // ctor_ / graph_state_ / capture_ columns: per model, one row per backend from the first case that every
 // backend ran (a graph row when there is one), KV bytes per token = 2 * num_kv_heads * head_dim * dtype
-// bytes * the row's `layers` (stated in the text). `command` is printed as the reproducing command; when
+// bytes * the model's full depth from `extras.model_layers`, else the row's `layers` (stated in the text). `command` is printed as the reproducing command; when
 // empty, results.command (the JSON report's) is used. Writes only to `os`; never throws for missing data
 // (absent columns print "-").
 // `catalog` names the change under test (headline, saving, bit-identity; latency ratios of its candidate
@@ -28,7 +57,7 @@ namespace attnbench {
 // has no such section.
 void write_markdown_report(std::ostream& os, const ResultSet& results, const MemoryReport* memory,
                            const std::string& command, const BackendCatalog& catalog,
-                           const std::vector<ResultSet>& peers = {});
+                           const std::vector<ResultSet>& peers = {}, const MarkdownExtras& extras = {});
 
 // Reads a memory report written by write_memory_json (`attnbench memory --format json`), so that
 // `attnbench report` can take the memory evidence from a file. The model name is the top-level "model" when

@@ -405,6 +405,13 @@ std::string sample_key(const ResultRow& row) { return row.case_id + "|" + row.ba
 // ---- JSON ---------------------------------------------------------------------------------------------
 void write_results_json(const std::string& path, const Environment& env, const std::string& command,
                         const std::vector<ResultRow>& rows) {
+  std::ofstream f(path);
+  if (!f) throw InputError("--json: cannot write '" + path + "'");
+  write_results_json(f, env, command, rows);
+}
+
+void write_results_json(std::ostream& f, const Environment& env, const std::string& command,
+                        const std::vector<ResultRow>& rows) {
   nlohmann::ordered_json j;
   j["schema"] = "attnbench.results";
   j["schema_version"] = kResultsSchemaVersion;
@@ -433,8 +440,6 @@ void write_results_json(const std::string& path, const Environment& env, const s
                              {"count", g.count}});
     j["rows"].push_back(o);
   }
-  std::ofstream f(path);
-  if (!f) throw InputError("--json: cannot write '" + path + "'");
   f << std::setw(2) << j << "\n";
 }
 

@@ -163,6 +163,9 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 // Writes the whole JSON report to `path` (throws InputError naming --json when it cannot be written).
 void write_results_json(const std::string& path, const Environment& env, const std::string& command,
                         const std::vector<ResultRow>& rows);
+// The same document written to `os` (e.g. std::cout for `--json -`); the caller checks the stream.
+void write_results_json(std::ostream& os, const Environment& env, const std::string& command,
+                        const std::vector<ResultRow>& rows);
 
 // ---- one result file, either format ---------------------------------------------------------------------
 

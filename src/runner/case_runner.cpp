@@ -4,6 +4,7 @@
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
+#include "device/environment.hpp"
 #include "runner/case_rows.hpp"
 #include "runner/graph_run.hpp"
 #include "runner/phases.hpp"
@@ -137,8 +138,10 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
                      const RunSettings& s) {
   CaseOutcome out;
   const CaseMemory need = estimate_case_memory(c);
+  std::optional<std::string> load_note;  // timed CPU rows: the cores are shared (device/environment.hpp)
   {  // A case that cannot fit is reported before any reference work or allocation.
     std::unique_ptr<Device> probe = make_device();
+    if (s.timing) load_note = cpu_load_note(*probe);
     if (const auto why = memory_cap_reason(need, probe->available_bytes())) {
       for (const auto& b : backends) out.rows.push_back(skipped_row(c, b, probe->name(), "eager", *why, s));
       return out;
@@ -158,7 +161,10 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
   }
   compare_backends(c, backends, results);
   for (auto& r : results)
-    for (auto& row : r.rows) out.rows.push_back(std::move(row));
+    for (auto& row : r.rows) {
+      if (load_note && row.status == "ok" && row.step_median_us) append_note(row.note, *load_note);
+      out.rows.push_back(std::move(row));
+    }
   return out;
 }
 

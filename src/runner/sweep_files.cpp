@@ -39,6 +39,7 @@ void check_writable(const std::string& path, const std::string& option) {
   }
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path()) dir = dir.parent_path();
+  if (!fs::exists(dir, ec) && dir.is_relative()) dir = ".";  // "results/local/x.csv" from an empty directory
   if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)
     throw InputError(option + ": cannot write '" + path + "' (" + dir.string() + " is not a writable directory)");
 }
@@ -50,16 +51,20 @@ SweepFiles sweep_files(const std::string& out, const std::string& json, const st
   SweepFiles f;
   f.csv = out.empty() ? default_results_path() : out;
   if (resume && out.empty()) throw InputError("--resume: needs --out (the results file to complete)");
+  if (resume && out == "-") throw InputError("--resume: needs --out FILE (the results file to complete), not '-'");
+  if (out == "-" && json == "-") throw InputError("--json: '-' (stdout) is already --out; give one of them a file");
   f.json = !json.empty()                          ? json
+           : out == "-"                           ? std::string()  // CSV on stdout: a JSON file only when asked
            : fs::path(f.csv).extension() == ".csv" ? fs::path(f.csv).replace_extension(".json").string()
                                                    : f.csv + ".json";
   if (same_file(f.csv, f.json)) throw InputError("--json: '" + f.json + "' is the --out file");
   for (const auto& [output, option] : {std::pair{f.csv, std::string("--out")}, std::pair{f.json, std::string("--json")}}) {
+    if (output.empty() || output == "-") continue;  // none, or stdout
     if (same_file(output, config_file)) throw InputError(option + ": '" + output + "' is the --config file");
     if (same_file(output, trace)) throw InputError(option + ": '" + output + "' is the --trace file");
   }
-  check_writable(f.csv, "--out");
-  check_writable(f.json, json.empty() ? "--out" : "--json");
+  if (f.csv != "-") check_writable(f.csv, "--out");
+  if (!f.json.empty() && f.json != "-") check_writable(f.json, json.empty() ? "--out" : "--json");
   return f;
 }
 
