@@ -322,11 +322,11 @@ std::vector<BinaryCase> binary_cases(const TempDir& d) {
             "compare" + good + " {D}/cmp-truncated.csv --out {OUT}",
             {"{D}/cmp-truncated.csv line 3"}},
            {"compare",
-            "compare {D}/cmp-v2.csv" + good + " --out {OUT}",
-            {"{D}/cmp-v2.csv", "schema_version 2"}},
+            "compare {D}/cmp-v3.csv" + good + " --out {OUT}",
+            {"{D}/cmp-v3.csv", "schema_version 3"}},
            {"compare",
-            "compare" + good + " {D}/cmp-v2.json --out {OUT}",
-            {"{D}/cmp-v2.json", "schema_version 2"}},
+            "compare" + good + " {D}/cmp-v3.json --out {OUT}",
+            {"{D}/cmp-v3.json", "schema_version 3"}},
            {"compare", "compare" + good + " {D}/cmp-truncated.json --out {OUT}", {"{D}/cmp-truncated.json"}},
            {"compare", "compare" + good + " {D}/missing.csv --out {OUT}", {"{D}/missing.csv"}},
            {"compare", "compare" + good + " {D}/a-directory --out {OUT}", {"{D}/a-directory"}},
@@ -397,9 +397,9 @@ void write_binary_case_files(const TempDir& d) {
   const std::string rh = results_csv_header() + "\n", line = results_csv_line(sample_row());
   write_file(d.file("good.csv"), rh + line + "\n");
   write_file(d.file("cmp-truncated.csv"), rh + line + "\n" + line.substr(0, line.size() / 2) + "\n");
-  write_file(d.file("cmp-v2.csv"), rh + "2" + line.substr(1) + "\n");
-  write_file(d.file("cmp-v2.json"),
-             "{\"schema\": \"attnbench.results\", \"schema_version\": 2, \"rows\": []}\n");
+  write_file(d.file("cmp-v3.csv"), rh + "3" + line.substr(1) + "\n");
+  write_file(d.file("cmp-v3.json"),
+             "{\"schema\": \"attnbench.results\", \"schema_version\": 3, \"rows\": []}\n");
   write_file(d.file("cmp-truncated.json"),
              "{\"schema\": \"attnbench.results\", \"schema_version\": 1, \"rows\": [");
   {  // 1,000,001 valid rows: one more than kMaxTraceRows (about 13 MB)
@@ -462,18 +462,18 @@ std::vector<ResultsCase> results_cases() {
        header_without("schema_version") + "\n" + line.substr(2) + "\n",
        {"missing column 'schema_version'"}},
       {"duplicate-column", header_twice_case_id + line + ",x\n", {"duplicate column 'case_id'"}},
-      {"schema-version-2",
-       h + with_cell(line, "schema_version", "2") + "\n",
-       {"schema_version 2", "reads 1"}},
+      {"schema-version-3",
+       h + with_cell(line, "schema_version", "3") + "\n",
+       {"schema_version 3", "reads 1 to 2"}},
       {"schema-version-0",
        h + with_cell(line, "schema_version", "0") + "\n",
-       {"schema_version 0", "reads 1"}},
+       {"schema_version 0", "reads 1 to 2"}},
       {"schema-version-text",
        h + with_cell(line, "schema_version", "v1") + "\n",
        {"line 2", "schema_version 'v1'"}},
-      {"schema-version-2-after-a-good-row",
-       h + row + with_cell(line, "schema_version", "2") + "\n",
-       {"schema_version 2"}},
+      {"schema-version-3-after-a-good-row",
+       h + row + with_cell(line, "schema_version", "3") + "\n",
+       {"schema_version 3"}},
       {"empty-file", "", {"empty file"}},
       {"integer-not-a-number", h + with_cell(line, "layers", "abc") + "\n", {"line 2", "layers 'abc'"}},
       {"integer-overflow",

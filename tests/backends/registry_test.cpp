@@ -86,6 +86,7 @@ TEST(Registry, DerivedFactsFollowTheModelTheEnvironmentAndDeterministicMode) {
   EXPECT_EQ(fact(derived_facts(qwen, ServerArgs{}), "flashinfer_workspace_bytes"), std::to_string(512 * MiB));
   EXPECT_EQ(fact(derived_facts(tiny, ServerArgs{}), "flashinfer_use_tensor_cores"), "0");
   ServerArgs env;
+  env.sglang_version = "30cb848d4";  // T1 = W exactly (0.5.23 adds XQA's 8 MiB prefix on SM90: sglang_profile_test)
   env.env_flashinfer_workspace_size = 100 * MiB;
   env.env_flashinfer_use_tensor_core = false;
   f = derived_facts(qwen, env);

@@ -242,9 +242,9 @@ TEST(CompareGate, CsvOnlyFallsBackToP10P90Ranges) {
 TEST(CompareRefusals, DifferentSchemaVersionsAreInputErrors) {
   const ResultSet base = three_row_set();
   ResultSet now = base;
-  for (ResultRow& r : now.rows) r.schema_version = 2;
+  for (ResultRow& r : now.rows) r.schema_version = 3;
   EXPECT_THROW(compare_results(base, now), InputError);
-  now.rows[0].schema_version = 1;  // mixed within one set
+  now.rows[0].schema_version = 2;  // mixed within one set
   EXPECT_THROW(compare_results(base, now), InputError);
 }
 

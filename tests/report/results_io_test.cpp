@@ -25,7 +25,7 @@ namespace attnbench {
 namespace {
 
 constexpr const char* kGoldenHeader =
-    "schema_version,case_id,backend,device,mode,timing,status,note,model,layers,batch,q_tokens,kv_len_mean,"
+    "schema_version,case_id,backend,device,sglang_version,arch,mode,timing,status,note,model,layers,batch,q_tokens,kv_len_mean,"
     "kv_len_max,prefix_len_mean,num_qo_heads,num_kv_heads,head_dim,page_size,dtype,sliding_window,seed,"
     "step_median_us,step_p10_us,step_p90_us,step_min_us,step_max_us,step_spread_pct,samples,"
     "metadata_median_us,forward_median_us,tflops,tb_per_s,bw_fraction,ctor_device_bytes,ctor_pinned_bytes,"
@@ -154,19 +154,19 @@ class ResultsCsvFiles : public ::testing::Test {
 TEST(ResultsCsv, HeaderIsExactlyTheSchema) {
   EXPECT_EQ(results_csv_header(), kGoldenHeader);
   const std::vector<std::string>& cols = results_csv_columns();
-  ASSERT_EQ(cols.size(), 47u);
+  ASSERT_EQ(cols.size(), 49u);
   EXPECT_EQ(cols.front(), "schema_version");
   EXPECT_EQ(cols.back(), "repro");
   std::string joined;
   for (const std::string& c : cols) joined += (joined.empty() ? "" : ",") + c;
   EXPECT_EQ(joined, kGoldenHeader);
-  EXPECT_EQ(kResultsSchemaVersion, 1);
+  EXPECT_EQ(kResultsSchemaVersion, 2);
 }
 
 TEST(ResultsCsv, LineFormatsCells) {
   const std::string line = results_csv_line(sparse_row());
   EXPECT_EQ(line,
-            "1,extend/gemma-3-27b/b=1/kv=128/p=1/fp16,flashinfer,cpu,extend,eager,skipped,"
+            "2,extend/gemma-3-27b/b=1/kv=128/p=1/fp16,flashinfer,cpu,,,extend,eager,skipped,"
             "\"unsupported: \"\"sliding window\"\", page_size 1 only,\rsee notes\","
             "gemma-3-27b,62,1,128,,,,0,0,0,0,fp16,1024,18446744073709551615,"
             ",,,,,,0,,,,,,,,,,,,,,,,0,,"
@@ -272,9 +272,9 @@ TEST_F(ResultsCsvFiles, ColumnsInAnyOrderAndExtraColumnsIgnored) {
 
 TEST_F(ResultsCsvFiles, OtherSchemaVersionIsRefused) {
   std::string line = results_csv_line(full_row());
-  line[0] = '2';
-  const std::string p = write_file("v2.csv", std::string(kGoldenHeader) + "\n" + line + "\n");
-  EXPECT_EQ(read_error(p), "results " + p + ": schema_version 2, this attnbench reads 1");
+  line[0] = '3';
+  const std::string p = write_file("v3.csv", std::string(kGoldenHeader) + "\n" + line + "\n");
+  EXPECT_EQ(read_error(p), "results " + p + ": schema_version 3, this attnbench reads 1 to 2");
 }
 
 TEST_F(ResultsCsvFiles, MissingColumnIsNamed) {
@@ -479,9 +479,9 @@ TEST(ResultsLoad, MalformedJsonIsInputErrorNamingTheFile) {
   expect_error("type.json", j.dump(), "batch \"64\" is not an integer");
 
   j = nlohmann::json::parse(text);
-  j["rows"][0]["schema_version"] = 2;
-  j["schema_version"] = 1;
-  expect_error("version.json", j.dump(), "schema_version 2, this attnbench reads 1");
+  j["rows"][0]["schema_version"] = 3;
+  j["schema_version"] = 2;
+  expect_error("version.json", j.dump(), "schema_version 3, this attnbench reads 1 to 2");
 
   j = nlohmann::json::parse(text);
   j["rows"][0]["samples_us"] = {1.0, "x"};
