@@ -21,6 +21,6 @@ python3 scripts/peer_flashinfer.py --cases "$out/cases.csv" --out "$out/peers.cs
 echo "== peer_flashinfer exit ${PIPESTATUS[0]}"
 if [ -f "$out/model.json" ]; then
   "$bin" report "$out/model.json" --peers "$out/peers.json" > "$out/report.md"
-  "$bin" compare "$out/model.json" "$out/peers.json" --format md > "$out/compare.md"
+  "$bin" compare --peers "$out/model.json" "$out/peers.json" --format md > "$out/compare.md"
   echo "== report / compare exit $?"
 fi

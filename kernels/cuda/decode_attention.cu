@@ -48,7 +48,8 @@
 
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
-#include "device/cuda_check.cuh"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/params.hpp"
 
@@ -75,37 +76,13 @@ constexpr int smem_bytes() {
   return kStages * 2 * kTileKeys * D * 2 + kStages * kTileKeys * 4;
 }
 
-// AttentionParams reduced to what the kernels read.
-struct DecodeArgs {
-  const void* q;
-  void* o;
-  float* lse;
-  const std::int32_t* qo_indptr;
-  int q_len_per_req;
-  int addressing;  // KvAddressing
-  const void* k;
-  const void* v;
-  const std::int32_t* kv_indptr;
-  const std::int32_t* kv_indices;
-  const std::int32_t* kv_lens;
-  const std::int32_t* page_table;
-  int page_table_stride;
-  int page_size;
-  int page_shift;  // log2(page_size) when a power of two, else -1
-  const std::int32_t* q_start_pos;
-  const std::int32_t* kv_start_pos;
+// AttentionParams reduced to what the kernels read: the shared part (kernels/cuda/kernel_args.cuh), then the
+// launch shape and the split-KV state only the decode kernels read.
+struct DecodeArgs : cuda_detail::AttentionArgs {
   int batch_size;
   int total_q;
   int max_q_len;  // rows per request the grid covers
-  int num_qo_heads;
-  int num_kv_heads;
-  int group;
   int row_groups;  // ceil(group * max_q_len / kRowsPerCta)
-  bool causal;
-  int window_left;
-  float sm_scale;
-  float soft_cap;
-  const float* sinks;
   // split-KV
   bool split;
   int num_chunks;  // CTAs per (request, KV head, row group): max_num_chunks when split, else 1
@@ -115,38 +92,13 @@ struct DecodeArgs {
   float* part_lse;  // [total_q, num_chunks, Hq]
 };
 
-struct RequestInfo {
-  int q_begin, q_len, kv_len, kv_base, qpos0, kvpos0;
-};
-
-__device__ __forceinline__ RequestInfo request_info(const DecodeArgs& a, int req) {
-  RequestInfo r;
-  if (a.qo_indptr) {
-    r.q_begin = a.qo_indptr[req];
-    r.q_len = a.qo_indptr[req + 1] - r.q_begin;
-  } else {
-    r.q_begin = req * a.q_len_per_req;
-    r.q_len = a.q_len_per_req;
-  }
-  if (a.addressing == static_cast<int>(KvAddressing::block_table)) {
-    r.kv_len = a.kv_lens[req];
-    r.kv_base = 0;
-  } else {
-    r.kv_base = a.kv_indptr[req];
-    r.kv_len = a.kv_indptr[req + 1] - r.kv_base;
-  }
-  r.qpos0 = a.q_start_pos ? a.q_start_pos[req] : r.kv_len - r.q_len;
-  r.kvpos0 = a.kv_start_pos ? a.kv_start_pos[req] : 0;
-  return r;
-}
-
 // Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
-__device__ __forceinline__ void visible_keys(const DecodeArgs& a, const RequestInfo& r, int j, int& lo, int& hi) {
-  const int qpos = r.qpos0 + j;
+__device__ __forceinline__ void visible_keys(const DecodeArgs& a, const cuda_detail::RequestView& r, int j, int& lo, int& hi) {
+  const int qpos = r.q_pos0 + j;
   lo = 0;
   hi = r.kv_len;
-  if (a.causal) hi = min(hi, qpos - r.kvpos0 + 1);
-  if (a.window_left >= 0) lo = max(lo, qpos - a.window_left - r.kvpos0);
+  if (a.causal) hi = min(hi, qpos - r.kv_pos0 + 1);
+  if (a.window_left >= 0) lo = max(lo, qpos - a.window_left - r.kv_pos0);
   hi = max(hi, lo);
 }
 
@@ -294,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   const int kvh = bid % a.num_kv_heads;
   const int req = bid / a.num_kv_heads;
 
-  const RequestInfo ri = request_info(a, req);
+  const cuda_detail::RequestView ri = cuda_detail::request_view(a, req);
   const int G = a.group;
   const int row0 = rg * kRowsPerCta;
   const int rows_valid = min(kRowsPerCta, G * ri.q_len - row0);
@@ -748,7 +700,7 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
   const std::int64_t req64 = rest / a.max_q_len;
   if (req64 >= a.batch_size) return;
   const int req = static_cast<int>(req64);
-  const RequestInfo ri = request_info(a, req);
+  const cuda_detail::RequestView ri = cuda_detail::request_view(a, req);
   if (j >= ri.q_len) return;
   const int kvh = head / a.group;
   const std::int64_t qrow = ri.q_begin + j;
@@ -873,39 +825,11 @@ namespace decode_detail {
 
 DecodeArgs make_args(const AttentionParams& p) {
   DecodeArgs a{};
-  a.q = p.q;
-  a.o = p.o;
-  a.lse = p.lse;
-  a.qo_indptr = p.qo_indptr;
-  a.q_len_per_req = p.q_len_per_req;
-  a.addressing = static_cast<int>(p.addressing);
-  a.k = p.k;
-  a.v = p.v;
-  a.kv_indptr = p.kv_indptr;
-  a.kv_indices = p.kv_indices;
-  a.kv_lens = p.kv_lens;
-  a.page_table = p.page_table;
-  a.page_table_stride = p.page_table_stride;
-  a.page_size = p.page_size;
-  a.page_shift = -1;
-  if (p.page_size > 0 && (p.page_size & (p.page_size - 1)) == 0) {
-    a.page_shift = 0;
-    while ((1 << a.page_shift) < p.page_size) ++a.page_shift;
-  }
-  a.q_start_pos = p.q_start_pos;
-  a.kv_start_pos = p.kv_start_pos;
+  cuda_detail::set_attention_args(a, p);
   a.batch_size = p.batch_size;
   a.total_q = p.total_q;
   a.max_q_len = p.qo_indptr ? p.max_q_len : p.q_len_per_req;
-  a.num_qo_heads = p.num_qo_heads;
-  a.num_kv_heads = p.num_kv_heads;
-  a.group = p.num_qo_heads / p.num_kv_heads;
   a.row_groups = (a.group * a.max_q_len + kRowsPerCta - 1) / kRowsPerCta;
-  a.causal = p.causal;
-  a.window_left = p.window_left;
-  a.sm_scale = p.sm_scale;
-  a.soft_cap = p.logits_soft_cap;
-  a.sinks = p.sinks;
   a.split = p.max_num_chunks > 1 && (p.kv_chunk_size != 0 || p.kv_chunk_size_ptr != nullptr);
   a.num_chunks = a.split ? p.max_num_chunks : 1;
   a.kv_chunk_size = p.kv_chunk_size;

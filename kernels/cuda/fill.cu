@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "core/errors.hpp"
-#include "device/cuda_check.cuh"
+#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/random.hpp"
 

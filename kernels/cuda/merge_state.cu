@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "core/errors.hpp"
-#include "device/cuda_check.cuh"
+#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 
 namespace attnbench {

@@ -41,7 +41,8 @@
 
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
-#include "device/cuda_check.cuh"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/params.hpp"
 
@@ -53,35 +54,11 @@ void launch_attention_prefill_generic(const AttentionParams& p, void* stream);
 
 namespace prefill_detail {
 
-// What the kernels read: AttentionParams reduced to device-friendly values (addressing as an int, the
-// page size's shift precomputed).
-struct PrefillArgs {
-  const void* q;
-  void* o;
-  float* lse;
-  const std::int32_t* qo_indptr;
-  int q_len_per_req;
-  int addressing;  // KvAddressing as int
-  const void* k;
-  const void* v;
-  const std::int32_t* kv_indptr;
-  const std::int32_t* kv_indices;
-  const std::int32_t* kv_lens;
-  const std::int32_t* page_table;
-  int page_table_stride;
-  int page_size;
-  int page_shift;  // log2(page_size) when a power of two, else -1
-  const std::int32_t* q_start_pos;
-  const std::int32_t* kv_start_pos;
-  int num_qo_heads;
-  int num_kv_heads;
-  int group;  // num_qo_heads / num_kv_heads
+// What the kernels read: the shared part (kernels/cuda/kernel_args.cuh: AttentionParams reduced to
+// device-friendly values, addressing as an int, the page size's shift precomputed), then what only the
+// prefill kernels read.
+struct PrefillArgs : cuda_detail::AttentionArgs {
   int head_dim;
-  int causal;
-  int window_left;
-  float sm_scale;
-  float softcap;  // 0: none
-  const float* sinks;
   DType dtype;
   // Tensor-core kernel: scores go to base-2 units as s * exp_scale, after the soft cap (when on) has
   // replaced s by tanh(s * cap_in) * cap_out.
@@ -95,31 +72,6 @@ constexpr float kLog2e = 1.4426950408889634f;
 // probabilities stay <= 2^8 before normalisation (fine for fp32 sums and bf16 / fp16 P).
 constexpr float kLazyRescale = 8.0f;
 constexpr float kLn2 = 0.6931471805599453f;
-
-struct ReqView {
-  int q_begin, q_len, kv_len, q_pos0, kv_pos0, kv_base;
-};
-
-__device__ __forceinline__ ReqView request_view(const PrefillArgs& a, int i) {
-  ReqView r;
-  if (a.qo_indptr) {
-    r.q_begin = a.qo_indptr[i];
-    r.q_len = a.qo_indptr[i + 1] - r.q_begin;
-  } else {
-    r.q_begin = i * a.q_len_per_req;
-    r.q_len = a.q_len_per_req;
-  }
-  if (a.addressing == static_cast<int>(KvAddressing::block_table)) {
-    r.kv_base = 0;
-    r.kv_len = a.kv_lens[i];
-  } else {
-    r.kv_base = a.kv_indptr[i];
-    r.kv_len = a.kv_indptr[i + 1] - r.kv_base;
-  }
-  r.q_pos0 = a.q_start_pos ? a.q_start_pos[i] : r.kv_len - r.q_len;
-  r.kv_pos0 = a.kv_start_pos ? a.kv_start_pos[i] : 0;
-  return r;
-}
 
 // Row of key m (0 <= m < kv_len) of request i in k / v, in units of [num_kv_heads, head_dim] rows.
 // kPow2Pages: the page size is 1 << page_shift (the tensor-core path requires it).
@@ -148,7 +100,7 @@ __global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(con
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int j = blockIdx.x * kGenericWarps + warp;
   const int h = blockIdx.y, b = blockIdx.z;
-  const ReqView r = request_view(a, b);
+  const cuda_detail::RequestView r = cuda_detail::request_view(a, b);
   if (j >= r.q_len) return;
   const int D = a.head_dim;
   const int kvh = h / a.group;
@@ -176,7 +128,7 @@ __global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(con
       float dot = 0.0f;
       for (int d = 0; d < D; ++d) dot += sq[warp][d] * load_as_float(a.k, base + d, a.dtype);
       s = dot * a.sm_scale;
-      if (a.softcap > 0.0f) s = a.softcap * tanhf(s / a.softcap);
+      if (a.soft_cap > 0.0f) s = a.soft_cap * tanhf(s / a.soft_cap);
     }
     float cmax = s;
 #pragma unroll
@@ -330,7 +282,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
 
   const int h = blockIdx.x, b = blockIdx.z;
   const int q_tile = gridDim.y - 1 - blockIdx.y;  // heaviest (causal) tiles first
-  const ReqView r = request_view(a, b);
+  const cuda_detail::RequestView r = cuda_detail::request_view(a, b);
   const int j0 = q_tile * BM;
   if (j0 >= r.q_len) return;
   const int jlast = min(j0 + BM, r.q_len) - 1;
@@ -455,7 +407,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
       }
     }
 
-    if (a.softcap > 0.0f) {
+    if (a.soft_cap > 0.0f) {
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
@@ -657,36 +609,8 @@ bool dispatch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream
 
 PrefillArgs make_args(const AttentionParams& p) {
   PrefillArgs a{};
-  a.q = p.q;
-  a.o = p.o;
-  a.lse = p.lse;
-  a.qo_indptr = p.qo_indptr;
-  a.q_len_per_req = p.q_len_per_req;
-  a.addressing = static_cast<int>(p.addressing);
-  a.k = p.k;
-  a.v = p.v;
-  a.kv_indptr = p.kv_indptr;
-  a.kv_indices = p.kv_indices;
-  a.kv_lens = p.kv_lens;
-  a.page_table = p.page_table;
-  a.page_table_stride = p.page_table_stride;
-  a.page_size = p.page_size;
-  a.page_shift = -1;
-  if (p.page_size > 0 && (p.page_size & (p.page_size - 1)) == 0) {
-    a.page_shift = 0;
-    while ((1 << a.page_shift) < p.page_size) ++a.page_shift;
-  }
-  a.q_start_pos = p.q_start_pos;
-  a.kv_start_pos = p.kv_start_pos;
-  a.num_qo_heads = p.num_qo_heads;
-  a.num_kv_heads = p.num_kv_heads;
-  a.group = p.num_qo_heads / p.num_kv_heads;
+  cuda_detail::set_attention_args(a, p);
   a.head_dim = p.head_dim;
-  a.causal = p.causal ? 1 : 0;
-  a.window_left = p.window_left;
-  a.sm_scale = p.sm_scale;
-  a.softcap = p.logits_soft_cap;
-  a.sinks = p.sinks;
   a.dtype = p.dtype;
   const bool cap = p.logits_soft_cap > 0.0f;
   a.exp_scale = cap ? 1.0f : p.sm_scale * kLog2e;

@@ -238,7 +238,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
         ->check(CLI::IsMember({"md"}));
 
   CLI::App* compare = app.add_subcommand("compare", "Compare two result files (CSV or JSON): the CI regression gate "
-                                                     "(model vs library when one side holds only *_lib rows)");
+                                                     "(with --peers: model vs library)");
   {
     CompareCliOptions& c = out.compare;
     compare->add_option("base", c.base, "Baseline results (.csv or .json)")->required();
@@ -250,6 +250,9 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     compare->add_option("--alpha", c.alpha, "Significance of the rank test (raw samples on both sides)")->capture_default_str();
     compare->add_option("--min-effect", c.min_effect, "Smallest median change that counts (fraction)")->capture_default_str();
     compare->add_flag("--allow-env-mismatch", c.allow_env_mismatch, "Compare results from different GPUs / drivers");
+    compare->add_flag("--peers", c.peers,
+                      "Model vs library, not the gate: BASE holds attnbench's rows, NEW the library script's "
+                      "(backends *_lib); per case the latency ratio model / library");
     compare->add_option("--format", c.format, "table, md, csv or json")
         ->check(CLI::IsMember({"table", "md", "markdown", "csv", "json"}))
         ->capture_default_str();

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/backend_catalog.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
@@ -21,7 +22,7 @@
 #include "report/compare.hpp"
 #include "report/markdown.hpp"
 #include "report/peers.hpp"
-#include "report/results_json.hpp"
+#include "report/results_io.hpp"
 #include "report/run_summary.hpp"
 #include "runner/case_list.hpp"
 #include "runner/memory_probe.hpp"
@@ -93,9 +94,9 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   if (o.format == "csv")
     write_memory_csv(os, report);
   else if (o.format == "json")
-    write_memory_json(os, report);
+    write_memory_json(os, report, backend_catalog());
   else
-    write_memory_table(os, report);
+    write_memory_table(os, report, backend_catalog());
   if (file) {
     file->commit();
     std::cerr << "attnbench: wrote " << printable(o.out) << "\n";
@@ -214,7 +215,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     set.environment = env;
     set.command = command;
     out << "\n";
-    write_markdown_report(out, set, nullptr, command);
+    write_markdown_report(out, set, nullptr, command, backend_catalog());
   }
   out << "\n" << sum.rows << " rows: " << sum.ok << " ok, " << sum.skipped << " skipped, " << sum.failed << " failed, "
       << sum.oom << " oom; " << sum.ref_failures << " reference failures. Results: " << files.csv << " (" << files.json << ")\n";
@@ -244,19 +245,14 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   opt.allow_env_mismatch = o.allow_env_mismatch;
   const ResultSet base = load_result_set(o.base);
   const ResultSet now = load_result_set(o.now);
-  if (const auto side = detect_peer_mode(base, now)) {
-    // Model rows against the real libraries' rows: how far attnbench is from the library, not a gate.
-    const bool base_model = *side == PeerSide::base_is_model;
-    const char* model_side = base_model ? "BASE" : "NEW";
-    const char* library_side = base_model ? "NEW" : "BASE";
-    const ResultSet& model = base_model ? base : now;
-    const ResultSet& library = base_model ? now : base;
-    const std::string line =
-        std::string("peer comparison: model rows of ") + model_side + " vs library rows of " + library_side;
-    PeerComparison pc = compare_peers(model.rows, library.rows);
-    for (const std::string& w : check_peer_environments(model, library, o.allow_env_mismatch, model_side, library_side))
+  if (o.peers) {
+    // Model rows (BASE) against the real libraries' rows (NEW): how far attnbench is from the library, not a gate.
+    check_peer_sides(base, now, o.base, o.now);
+    const std::string line = "peer comparison: model rows of BASE vs library rows of NEW";
+    PeerComparison pc = compare_peers(base.rows, now.rows, backend_catalog());
+    for (const std::string& w : check_peer_environments(base, now, o.allow_env_mismatch, "BASE", "NEW"))
       pc.warnings.push_back(w);
-    if (!library.environment.empty()) pc.library_environments.push_back(library.environment);
+    if (!now.environment.empty()) pc.library_environments.push_back(now.environment);
     std::ofstream file;
     if (!o.out.empty()) file = open_output(o.out);
     std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
@@ -276,6 +272,7 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
     os.flush();
     return 0;
   }
+  check_compare_sides(base, now, o.base, o.now);
   const CompareResult r = compare_results(base, now, opt);
   std::ofstream file;
   if (!o.out.empty()) file = open_output(o.out);
@@ -299,11 +296,12 @@ int run_report_command(const ReportOptions& o, std::ostream& out) {
   std::optional<MemoryReport> memory;
   if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
   std::vector<ResultSet> peers;
-  for (const std::string& p : o.peers) peers.push_back(load_peer_set(p));
+  const BackendCatalog catalog = backend_catalog();
+  for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));
   std::ofstream file;
   if (!o.out.empty()) file = open_output(o.out);
   std::ostream& os = o.out.empty() ? out : static_cast<std::ostream&>(file);
-  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command, peers);
+  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command, catalog, peers);
   os.flush();
   return 0;
 }

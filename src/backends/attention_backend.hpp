@@ -4,6 +4,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/forward_batch.hpp"
 #include "engine/model_runner.hpp"
@@ -29,6 +31,12 @@ struct AttentionIO {
   void* o = nullptr;
 };
 
+// Named facts a backend derives from the model and the server arguments as its constructor would, without
+// being constructed (no device, no allocation), e.g. {"flashinfer_workspace_bytes", "402653184"}: what other
+// programs need to size the same things (the case list's columns). Values are decimal integers, or "1" / "0"
+// for flags. Published through BackendInfo::derived (registry.hpp).
+using DerivedFacts = std::vector<std::pair<std::string, std::string>>;
+
 // Whether a backend runs a case; `note` travels to the row either way (e.g. a path SGLang uses only on SM100).
 struct Support {
   bool ok = true;
@@ -36,6 +44,11 @@ struct Support {
   static Support yes(std::string note = {}) { return {true, std::move(note)}; }
   static Support no(std::string why) { return {false, std::move(why)}; }
 };
+
+// Writes the new tokens' K and V (io.k, io.v: [num_tokens, num_kv_heads, head_dim]) into the layer's pool
+// buffers at the slots fb.out_cache_loc (SGLang's token_to_kv_pool.set_kv_buffer): one write_kv kernel on the
+// model runner's device and stream. Every backend saves the KV cache through it.
+void write_kv(const ModelRunner& model_runner, const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
 
 class AttentionBackend {
  public:

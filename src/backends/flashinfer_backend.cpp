@@ -17,22 +17,29 @@ std::string indexed(const std::string& base, int i) { return base + "[" + std::t
 
 }  // namespace
 
-std::int64_t FlashInferBackend::float_workspace_bytes(ModelRunner& mr) {
+std::int64_t FlashInferBackend::float_workspace_bytes(const ModelConfig& model, const ServerArgs& args, ProcessEnv& env) {
   // L389-399: these architectures raise the workspace (the ctor .set()s the environment variable).
   static const std::set<std::string> kLargeWorkspaceArchs = {
       "Qwen2ForCausalLM",   "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "MiMoForCausalLM",
       "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"};
-  if (kLargeWorkspaceArchs.count(mr.model_config.architecture))
-    mr.env.set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 512 * MiB);
-  if (mr.server_args.enable_deterministic_inference)  // L419
-    mr.env.set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 2048 * MiB);
-  return mr.env.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 384 * MiB);  // environ.py L702
+  if (kLargeWorkspaceArchs.count(model.architecture))
+    env.set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 512 * MiB);
+  if (args.enable_deterministic_inference)  // L419
+    env.set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 2048 * MiB);
+  return env.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 384 * MiB);  // environ.py L702
 }
 
-bool FlashInferBackend::use_tensor_cores(const ModelRunner& mr) {
+bool FlashInferBackend::use_tensor_cores(const ModelConfig& model, const ProcessEnv& env) {
   // should_use_tensor_core (L2383-2429): the environment wins; fp8 KV -> true; else Hq / Hkv >= 4.
-  if (auto forced = mr.env.get_bool("SGLANG_FLASHINFER_USE_TENSOR_CORE")) return *forced;
-  return mr.model_config.num_qo_heads() / mr.model_config.num_kv_heads() >= 4;
+  if (auto forced = env.get_bool("SGLANG_FLASHINFER_USE_TENSOR_CORE")) return *forced;
+  return model.num_qo_heads() / model.num_kv_heads() >= 4;
+}
+
+DerivedFacts FlashInferBackend::derived_facts(const ModelConfig& model, const ServerArgs& args) {
+  ProcessEnv env(args);
+  const std::int64_t workspace = float_workspace_bytes(model, args, env);
+  return {{"flashinfer_workspace_bytes", std::to_string(workspace)},
+          {"flashinfer_use_tensor_cores", use_tensor_cores(model, env) ? "1" : "0"}};
 }
 
 FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
@@ -354,25 +361,10 @@ void FlashInferBackend::init_forward_metadata_out_graph(const ForwardBatch& fb, 
   }
 }
 
-void FlashInferBackend::write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const {
-  const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
-  KvWriteParams p;
-  p.k_new = io.k;
-  p.v_new = io.v;
-  p.out_cache_loc = fb.out_cache_loc;
-  p.k_cache = pool.k_buffer(layer.layer_id);
-  p.v_cache = pool.v_buffer(layer.layer_id);
-  p.num_tokens = fb.num_tokens;
-  p.num_kv_heads = num_kv_heads_;
-  p.head_dim = head_dim_;
-  p.dtype = dtype_;
-  device_.kernels().write_kv(p, device_.stream());
-}
-
 void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
                                        bool save_kv_cache) {
   // L1404-1460: the KV write comes first, then the decode wrapper.
-  if (save_kv_cache) write_kv(io, layer, fb);
+  if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
   forward_metadata_.decode_wrappers.at(wrapper_index(layer))
       ->run(io, pool.k_buffer(layer.layer_id), pool.v_buffer(layer.layer_id), layer, num_qo_heads_, num_kv_heads_,
@@ -389,7 +381,7 @@ void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& layer
   PagedPrefillWrapper* paged = forward_metadata_.prefill_wrappers.at(w);
   if (fb.forward_mode == ForwardMode::target_verify || !forward_metadata_.use_ragged) {
     // Paged path: write KV first, then causal attention over the whole (trimmed) sequence.
-    if (save_kv_cache) write_kv(io, layer, fb);
+    if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
     const int window = fb.forward_mode == ForwardMode::target_verify ? -1 : layer.sliding_window_size;
     paged->run(io, nullptr, kc, vc, layer, /*causal=*/true, window, nullptr, nullptr, num_qo_heads_, num_kv_heads_,
                head_dim_, dtype_);
@@ -399,7 +391,7 @@ void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& layer
     // Ragged only: new tokens against themselves, then the KV write.
     prefill_wrapper_ragged_->run(io, nullptr, layer, /*causal=*/true, layer.sliding_window_size, num_qo_heads_,
                                  num_kv_heads_, head_dim_, dtype_);
-    if (save_kv_cache) write_kv(io, layer, fb);
+    if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
     return;
   }
   // Ragged + paged + merge: o1, s1 = new vs new (causal); o2, s2 = new vs cached prefix (not causal);
@@ -429,7 +421,7 @@ void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& layer
   mp.head_dim = head_dim_;
   mp.dtype = dtype_;
   device_.kernels().merge_state(mp, device_.stream());
-  if (save_kv_cache) write_kv(io, layer, fb);
+  if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
 }
 
 }  // namespace attnbench

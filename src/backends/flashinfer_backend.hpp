@@ -27,16 +27,25 @@ class FlashInferBackend : public AttentionBackend {
   void forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) override;
 
   // Bytes of the float workspace (F1) this constructor asks for, from the environment as it is now
-  // (SGLANG_FLASHINFER_WORKSPACE_SIZE, default 384 MiB) after the architecture / deterministic overrides.
-  static std::int64_t float_workspace_bytes(ModelRunner& model_runner);
+  // (SGLANG_FLASHINFER_WORKSPACE_SIZE, default 384 MiB) after the architecture / deterministic overrides,
+  // which it .set()s in `env` as the constructor does.
+  static std::int64_t float_workspace_bytes(const ModelConfig& model, const ServerArgs& args, ProcessEnv& env);
+  static std::int64_t float_workspace_bytes(ModelRunner& model_runner) {
+    return float_workspace_bytes(model_runner.model_config, model_runner.server_args, model_runner.env);
+  }
   // should_use_tensor_core (L2383-2429).
-  static bool use_tensor_cores(const ModelRunner& model_runner);
+  static bool use_tensor_cores(const ModelConfig& model, const ProcessEnv& env);
+  static bool use_tensor_cores(const ModelRunner& model_runner) {
+    return use_tensor_cores(model_runner.model_config, model_runner.env);
+  }
+  // What the constructor derives, on a fresh environment: flashinfer_workspace_bytes (F1's size) and
+  // flashinfer_use_tensor_cores ("1" / "0").
+  static DerivedFacts derived_facts(const ModelConfig& model, const ServerArgs& args);
 
  protected:
   // Which wrapper set serves a layer: 0 for sliding-window layers, 1 for full layers when there are two
   // (_get_wrapper_idx, L1462-1472).
   int wrapper_index(const Layer& layer) const;
-  void write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const;
 
   ModelRunner& model_runner_;
   Device& device_;

@@ -28,9 +28,13 @@ Buffer arange_buffer(Device& device, int n, int step, const std::string& tag) {
 
 }  // namespace
 
-std::int64_t TrtllmMhaImpl::workspace_bytes_at_entry(const ModelRunner& mr) {
-  return mr.env.is_set("SGLANG_FLASHINFER_WORKSPACE_SIZE") ? mr.env.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 0)
-                                                           : kDefaultWorkspaceBytes;
+std::int64_t TrtllmMhaImpl::workspace_bytes_at_entry(const ProcessEnv& env) {
+  return env.is_set("SGLANG_FLASHINFER_WORKSPACE_SIZE") ? env.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 0)
+                                                        : kDefaultWorkspaceBytes;
+}
+
+DerivedFacts TrtllmMhaImpl::derived_facts(const ModelConfig&, const ServerArgs& args) {
+  return {{"trtllm_workspace_bytes", std::to_string(workspace_bytes_at_entry(ProcessEnv(args)))}};
 }
 
 void TrtllmMhaImpl::validate(const ModelConfig& m, const ServerArgs& a) {
@@ -348,21 +352,6 @@ void TrtllmMhaImpl::init_forward_metadata_in_graph(const ForwardBatch& fb) {
   build_page_table(fb, md);
 }
 
-void TrtllmMhaImpl::write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const {
-  const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
-  KvWriteParams p;
-  p.k_new = io.k;
-  p.v_new = io.v;
-  p.out_cache_loc = fb.out_cache_loc;
-  p.k_cache = pool.k_buffer(layer.layer_id);
-  p.v_cache = pool.v_buffer(layer.layer_id);
-  p.num_tokens = fb.num_tokens;
-  p.num_kv_heads = num_kv_heads_;
-  p.head_dim = head_dim_;
-  p.dtype = dtype_;
-  device_.kernels().write_kv(p, device_.stream());
-}
-
 void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel,
                            int q_len_per_req, int total_q) const {
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
@@ -561,14 +550,14 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
 
 void TrtllmMhaImpl::forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) {
   // L1093-1182: KV write, then trtllm_batch_decode_with_kv_cache (XQA on SM90).
-  if (save_kv_cache) write_kv(io, layer, fb);
+  if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
   attend(io, layer, *forward_metadata_, /*decode_kernel=*/true, 1, fb.batch_size);
 }
 
 void TrtllmMhaImpl::forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) {
   // L1184-1408: KV write first. TARGET_VERIFY goes through the decode kernel with q_len_per_req = N;
   // plain EXTEND through trtllm_batch_context_with_kv_cache.
-  if (save_kv_cache) write_kv(io, layer, fb);
+  if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
   if (fb.forward_mode == ForwardMode::target_verify) {
     attend(io, layer, *forward_metadata_, /*decode_kernel=*/true, fb.num_draft_tokens, fb.num_tokens);
     return;
@@ -587,7 +576,7 @@ void TrtllmMhaImpl::forward_extend(const AttentionIO& io, const Layer& layer, co
 
 // ---------------------------------------------------------------------------------------------------------
 
-TrtllmMhaBackend::TrtllmMhaBackend(ModelRunner& mr) : impl_(mr, TrtllmMhaImpl::workspace_bytes_at_entry(mr)) {
+TrtllmMhaBackend::TrtllmMhaBackend(ModelRunner& mr) : TrtllmMhaMethods(mr, TrtllmMhaImpl::workspace_bytes_at_entry(mr)) {
   if (mr.server_args.trtllm_keep_indptr) {
     const int max_bs = mr.server_args.max_running_requests;
     kv_indptr_ = mr.device.allocate_zeroed(4LL * (max_bs + 1), MemKind::device, "trtllm_mha.kv_indptr");

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "backends/attention_backend.hpp"
 #include "kernels/params.hpp"
@@ -22,7 +23,12 @@ class TrtllmMhaImpl {
 
   // L120-127: SGLANG_FLASHINFER_WORKSPACE_SIZE if it is in os.environ when the constructor is entered,
   // else DEFAULT_WORKSPACE_SIZE_MB = 512 (L63). Read before the parent constructor can change it.
-  static std::int64_t workspace_bytes_at_entry(const ModelRunner& model_runner);
+  static std::int64_t workspace_bytes_at_entry(const ProcessEnv& env);
+  static std::int64_t workspace_bytes_at_entry(const ModelRunner& model_runner) {
+    return workspace_bytes_at_entry(model_runner.env);
+  }
+  // What the constructor derives, on a fresh environment: trtllm_workspace_bytes (T1's size).
+  static DerivedFacts derived_facts(const ModelConfig& model, const ServerArgs& args);
   // Page size and head checks SGLang makes (overrides.py L2173-2186, ctor L220-243); InputError names the option.
   static void validate(const ModelConfig& model, const ServerArgs& args);
 
@@ -57,7 +63,6 @@ class TrtllmMhaImpl {
     // Decode seq-len splits (0.5.23 L1531-1561): the batch order by length, [bs] int32 (argsort).
     Buffer split_order;
   };
-  void write_kv(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) const;
   void build_page_table(const ForwardBatch& fb, const Metadata& md) const;
   void attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel, int q_len_per_req,
               int total_q) const;
@@ -103,11 +108,12 @@ class TrtllmMhaImpl {
   const Metadata* forward_metadata_ = nullptr;
 };
 
-class TrtllmMhaBackend : public AttentionBackend {
+// Every attention method of TRTLLM-MHA, forwarded to one TrtllmMhaImpl, on top of `Base`: AttentionBackend for
+// trtllm_mha, FlashInferBackend for trtllm_mha_legacy. Base is constructed first, then the implementation, so
+// the legacy backend pays FlashInfer's allocations before TRTLLM's, as SGLang's constructor does (L129-131).
+template <class Base>
+class TrtllmMhaMethods : public Base {
  public:
-  explicit TrtllmMhaBackend(ModelRunner& model_runner);
-
-  std::string_view name() const override { return "trtllm_mha"; }
   Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override {
     return impl_.supports(mode, cuda_graph, sinks);
   }
@@ -116,6 +122,7 @@ class TrtllmMhaBackend : public AttentionBackend {
     impl_.init_forward_metadata_out_graph(fb, in_capture);
   }
   void init_forward_metadata_in_graph(const ForwardBatch& fb) override { impl_.init_forward_metadata_in_graph(fb); }
+  // Does not call super(): none of FlashInfer's graph buffers, even under the legacy backend.
   void init_cuda_graph_state(int max_bs, int max_num_tokens) override { impl_.init_cuda_graph_state(max_bs, max_num_tokens); }
   int get_cuda_graph_seq_len_fill_value() const override { return 1; }  // L788-790
   void forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) override {
@@ -125,11 +132,25 @@ class TrtllmMhaBackend : public AttentionBackend {
     impl_.forward_extend(io, layer, fb, save_kv_cache);
   }
 
+ protected:
+  // trtllm_workspace_bytes: T1's size, read by the caller before Base's constructor can change the environment.
+  template <class... BaseArgs>
+  TrtllmMhaMethods(ModelRunner& model_runner, std::int64_t trtllm_workspace_bytes, BaseArgs&&... base_args)
+      : Base(std::forward<BaseArgs>(base_args)...), impl_(model_runner, trtllm_workspace_bytes) {}
+
+  TrtllmMhaImpl impl_;
+};
+
+class TrtllmMhaBackend : public TrtllmMhaMethods<AttentionBackend> {
+ public:
+  explicit TrtllmMhaBackend(ModelRunner& model_runner);
+
+  std::string_view name() const override { return "trtllm_mha"; }
+
  private:
   // The variant of PRs #31394 / #44073 keeps these two (~32 KiB) for the multi-step draft wrapper.
   Buffer kv_indptr_;         // [max_bs + 1] int32, zeros (--trtllm-keep-indptr only)
   Buffer kv_last_page_len_;  // [max_bs] int32, ones (--trtllm-keep-indptr only)
-  TrtllmMhaImpl impl_;
 };
 
 }  // namespace attnbench

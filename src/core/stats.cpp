@@ -49,4 +49,43 @@ Summary summarize(std::span<const double> samples) {
   return s;
 }
 
+MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  if (a.empty() || b.empty()) throw std::invalid_argument("mann_whitney_u: a sample set is empty");
+  struct Obs {
+    double v;
+    bool from_a;
+  };
+  std::vector<Obs> all;
+  all.reserve(a.size() + b.size());
+  for (const double x : a) all.push_back({x, true});
+  for (const double x : b) all.push_back({x, false});
+  for (const Obs& o : all)
+    if (!std::isfinite(o.v)) throw std::invalid_argument("mann_whitney_u: a sample is not a finite number");
+  std::sort(all.begin(), all.end(), [](const Obs& x, const Obs& y) { return x.v < y.v; });
+
+  // Mid-ranks (1-based), and the tie term sum(t^3 - t) over groups of equal values.
+  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
+  double rank_sum_a = 0, tie_term = 0;
+  for (std::size_t i = 0; i < all.size();) {
+    std::size_t k = i;
+    while (k < all.size() && all[k].v == all[i].v) ++k;
+    const double t = static_cast<double>(k - i);
+    const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(k)) / 2.0;
+    for (std::size_t m = i; m < k; ++m)
+      if (all[m].from_a) rank_sum_a += mid_rank;
+    tie_term += t * t * t - t;
+    i = k;
+  }
+  MannWhitney r;
+  r.u = rank_sum_a - n1 * (n1 + 1) / 2.0;
+  const double mu = n1 * n2 / 2.0;
+  const double var = n1 * n2 / 12.0 * ((n + 1) - (n > 1 ? tie_term / (n * (n - 1)) : 0.0));
+  if (var <= 0) return r;  // every value ties: no evidence of a difference (z = 0, p = 1)
+  const double d = r.u - mu;
+  const double corrected = std::max(0.0, std::abs(d) - 0.5);  // continuity correction towards the mean
+  r.z = std::copysign(corrected / std::sqrt(var), d);
+  r.p_value = std::min(1.0, std::erfc(std::abs(r.z) / std::sqrt(2.0)));
+  return r;
+}
+
 }  // namespace attnbench

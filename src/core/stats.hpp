@@ -1,5 +1,7 @@
-// Summary statistics of timing samples: median and percentiles as numpy computes them by default
-// (linear interpolation between closest ranks), spread, mean and standard deviation.
+// Statistics of timing samples: median and percentiles as numpy computes them by default (linear
+// interpolation between closest ranks), spread, mean and standard deviation; and the Mann-Whitney U test
+// that tells two sample sets apart (two-sided, normal approximation with tie and continuity correction, as
+// scipy.stats.mannwhitneyu(method="asymptotic")).
 #pragma once
 
 #include <span>
@@ -21,5 +23,17 @@ double percentile_sorted(std::span<const double> sorted, double q);
 // Summarizes `samples` (any order; the span is only read). Empty input gives all zeros and n = 0.
 // Throws std::invalid_argument when a sample is NaN or infinite (such a sample is a measurement bug).
 Summary summarize(std::span<const double> samples);
+
+// Result of a two-sided Mann-Whitney U test of samples a vs b.
+struct MannWhitney {
+  double u = 0;        // U statistic of `a` (number of pairs with a > b, ties counted 1/2)
+  double z = 0;        // standardised statistic (continuity and tie corrected); 0 when every value ties
+  double p_value = 1;  // two-sided, normal approximation
+};
+
+// Mann-Whitney U test of `a` against `b` (both non-empty, finite): U of a, z with continuity correction and
+// the tie-corrected variance n1*n2/12 * ((n+1) - sum(t^3 - t) / (n (n-1))), p = erfc(|z| / sqrt 2).
+// Throws std::invalid_argument on an empty or non-finite input.
+MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
 }  // namespace attnbench

@@ -23,7 +23,7 @@
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
-#include "device/cuda_check.cuh"
+#include "kernels/cuda/cuda_check.cuh"
 #include "device/cuda_device.hpp"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/kernel_table.hpp"

@@ -2,226 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <stdexcept>
-#include <string_view>
-#include <variant>
 
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
+#include "report/table.hpp"
 #include "report/text.hpp"
 
 namespace attnbench {
-
-std::string sample_key(const ResultRow& row) { return row.case_id + "|" + row.backend + "|" + row.timing; }
-
-// ---- loading --------------------------------------------------------------------------------------------
-
-namespace {
-
-using text::fmt;
-
-using json = nlohmann::ordered_json;  // keeps the environment in file order
-
-// A JSON value as the typed cell of a column of kind `kind` (results_csv's one column table decides the
-// kinds); what the value should have been when it does not fit. Reports written before the typed writer
-// stored empty text as null and ref_pass as 1 / 0: both are still read.
-std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
-  switch (kind) {
-    case CellKind::text:
-      if (v.is_null()) return ResultCell{};
-      if (v.is_string()) return ResultCell{v.get<std::string>()};
-      return std::string("text or null");
-    case CellKind::integer:
-    case CellKind::unsigned_integer:
-      if (v.is_number_integer() && (kind == CellKind::integer || v.get<std::int64_t>() >= 0))
-        return ResultCell{v.get<std::int64_t>()};
-      return std::string(kind == CellKind::integer ? "an integer in int range" : "a non-negative integer");
-    case CellKind::real_or_empty:
-      if (v.is_null()) return ResultCell{};
-      if (v.is_number()) return ResultCell{v.get<double>()};
-      return std::string("a number or null");
-    case CellKind::integer_or_empty:
-      if (v.is_null()) return ResultCell{};
-      if (v.is_number_integer()) return ResultCell{v.get<std::int64_t>()};
-      return std::string("an integer or null");
-    case CellKind::bool_or_empty:
-      if (v.is_null()) return ResultCell{};
-      if (v.is_boolean()) return ResultCell{v.get<bool>()};
-      if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1))
-        return ResultCell{v.get<std::int64_t>() == 1};
-      return std::string("true, false, 1, 0 or null");
-  }
-  return std::string("a known column kind");
-}
-
-std::string version_error(const std::string& path, const std::string& version) {
-  return "results " + path + ": schema_version " + version + ", this attnbench reads " +
-         std::to_string(kResultsSchemaVersion);
-}
-
-ResultSet load_json(const std::string& path, const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError("results " + path + ": not valid JSON (byte " + std::to_string(e.byte) +
-                     (e.byte >= text.size() ? ": the file ends early, truncated?" : "") + ")");
-  }
-  if (!j.is_object())
-    throw InputError("results " + path + ": not an attnbench results report (not a JSON object)");
-  if (j.contains("schema") && j["schema"] != "attnbench.results")
-    throw InputError("results " + path + ": schema " + j["schema"].dump() +
-                     ", expected \"attnbench.results\"");
-  if (j.contains("schema_version") && j["schema_version"] != kResultsSchemaVersion)
-    throw InputError(version_error(path, j["schema_version"].dump()));
-  if (!j.contains("rows") || !j["rows"].is_array())
-    throw InputError("results " + path + ": no \"rows\" array");
-
-  ResultSet set;
-  if (j.contains("environment")) {
-    if (!j["environment"].is_object())
-      throw InputError("results " + path + ": \"environment\" is not an object");
-    for (const auto& [k, v] : j["environment"].items())
-      set.environment.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  if (j.contains("command") && j["command"].is_string()) set.command = j["command"].get<std::string>();
-
-  std::size_t index = 0;
-  for (const json& o : j["rows"]) {
-    const std::string where = "results " + path + ": row " + std::to_string(index++);
-    if (!o.is_object()) throw InputError(where + ": not an object");
-    ResultRow row;
-    // The version first: a row of another version may hold anything in its other columns.
-    const auto& names = results_csv_columns();
-    const auto& kinds = results_column_kinds();
-    for (std::size_t c = 0; c < names.size(); ++c) {
-      if (!o.contains(names[c])) throw InputError(where + ": missing column '" + names[c] + "'");
-      const auto cell = json_cell(o[names[c]], kinds[c]);
-      if (std::holds_alternative<std::string>(cell) || !set_result_cell(row, c, std::get<ResultCell>(cell)))
-        throw InputError(where + ": " + names[c] + " " + o[names[c]].dump() + " is not " +
-                         (std::holds_alternative<std::string>(cell) ? std::get<std::string>(cell) : "in range"));
-      if (c == 0 && row.schema_version != kResultsSchemaVersion)
-        throw InputError(version_error(path, std::to_string(row.schema_version)));
-    }
-    if (o.contains("samples_us") && !o["samples_us"].is_null()) {
-      const json& s = o["samples_us"];
-      if (!s.is_array()) throw InputError(where + ": samples_us is not an array");
-      row.samples_us.reserve(s.size());
-      for (const json& x : s) {
-        if (!x.is_number()) throw InputError(where + ": samples_us holds " + x.dump() + ", not a number");
-        row.samples_us.push_back(x.get<double>());
-      }
-      if (!row.samples_us.empty()) set.samples[sample_key(row)] = row.samples_us;
-    }
-    if (o.contains("ledger") && !o["ledger"].is_null()) {
-      const json& l = o["ledger"];
-      if (!l.is_array()) throw InputError(where + ": ledger is not an array");
-      for (const json& g : l) {
-        const bool well_formed =
-            g.is_object() && g.contains("phase") && g["phase"].is_string() && g.contains("tag") &&
-            g["tag"].is_string() && g.contains("kind") && g["kind"].is_string() && g.contains("bytes") &&
-            g["bytes"].is_number_integer() && (!g.contains("shared") || g["shared"].is_boolean()) &&
-            (!g.contains("count") || g["count"].is_number_integer());
-        if (!well_formed)
-          throw InputError(where + ": ledger entry " + g.dump() +
-                           " is not {phase, tag, kind: text, bytes: integer, shared: bool, count: integer}");
-        ResultRow::LedgerGroup lg;
-        lg.phase = g["phase"].get<std::string>();
-        lg.tag = g["tag"].get<std::string>();
-        lg.kind = g["kind"].get<std::string>();
-        lg.bytes = g["bytes"].get<std::int64_t>();
-        lg.shared = g.value("shared", false);
-        lg.count = g.value("count", 0);
-        row.ledger.push_back(std::move(lg));
-      }
-    }
-    set.rows.push_back(std::move(row));
-  }
-  return set;
-}
-
-// Throws InputError `prefix: two rows for KEY` when `rows` holds a pairing key twice.
-void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& prefix) {
-  std::set<std::string> seen;
-  for (const ResultRow& r : rows)
-    if (!seen.insert(sample_key(r)).second) throw InputError(prefix + ": two rows for " + sample_key(r));
-}
-
-}  // namespace
-
-ResultSet load_result_set(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + path + ": is a directory");
-  const std::string ext = std::filesystem::path(path).extension().string();
-  ResultSet set;
-  if (ext == ".csv") {
-    set.rows = read_results_csv(path);
-  } else {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw InputError("results " + path + ": cannot read");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string text = ss.str();
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (ext == ".json" || (first != std::string::npos && text[first] == '{')) {
-      set = load_json(path, text);
-    } else {
-      set.rows = read_results_csv(path);
-    }
-  }
-  check_unique_keys(set.rows, "results " + path);
-  return set;
-}
-
-// ---- statistics -----------------------------------------------------------------------------------------
-
-MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b) {
-  if (a.empty() || b.empty()) throw std::invalid_argument("mann_whitney_u: a sample set is empty");
-  struct Obs {
-    double v;
-    bool from_a;
-  };
-  std::vector<Obs> all;
-  all.reserve(a.size() + b.size());
-  for (const double x : a) all.push_back({x, true});
-  for (const double x : b) all.push_back({x, false});
-  for (const Obs& o : all)
-    if (!std::isfinite(o.v)) throw std::invalid_argument("mann_whitney_u: a sample is not a finite number");
-  std::sort(all.begin(), all.end(), [](const Obs& x, const Obs& y) { return x.v < y.v; });
-
-  // Mid-ranks (1-based), and the tie term sum(t^3 - t) over groups of equal values.
-  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
-  double rank_sum_a = 0, tie_term = 0;
-  for (std::size_t i = 0; i < all.size();) {
-    std::size_t k = i;
-    while (k < all.size() && all[k].v == all[i].v) ++k;
-    const double t = static_cast<double>(k - i);
-    const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(k)) / 2.0;
-    for (std::size_t m = i; m < k; ++m)
-      if (all[m].from_a) rank_sum_a += mid_rank;
-    tie_term += t * t * t - t;
-    i = k;
-  }
-  MannWhitney r;
-  r.u = rank_sum_a - n1 * (n1 + 1) / 2.0;
-  const double mu = n1 * n2 / 2.0;
-  const double var = n1 * n2 / 12.0 * ((n + 1) - (n > 1 ? tie_term / (n * (n - 1)) : 0.0));
-  if (var <= 0) return r;  // every value ties: no evidence of a difference (z = 0, p = 1)
-  const double d = r.u - mu;
-  const double corrected = std::max(0.0, std::abs(d) - 0.5);  // continuity correction towards the mean
-  r.z = std::copysign(corrected / std::sqrt(var), d);
-  r.p_value = std::min(1.0, std::erfc(std::abs(r.z) / std::sqrt(2.0)));
-  return r;
-}
 
 // ---- comparing ------------------------------------------------------------------------------------------
 
@@ -233,6 +25,8 @@ const std::vector<std::string>& compared_memory_columns() {
 }
 
 namespace {
+
+using text::fmt;
 
 std::optional<std::int64_t> memory_column(const ResultRow& r, const std::string& column) {
   if (column == "ctor_device_bytes") return r.ctor_device_bytes;
@@ -485,27 +279,14 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return s;
 }
 
-std::string pad(const std::string& s, std::size_t w) {
-  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
-}
-std::string lpad(const std::string& s, std::size_t w) {
-  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+// A median in µs for people: one decimal, "-" when missing.
+table::Cell us_cell(const std::optional<double>& v) { return table::number(v, "%.1f"); }
+
+table::Cell change_cell(const PairResult& p) {
+  return table::cell(p.change ? table::Value(*p.change) : table::Value(), p.change ? pct(*p.change) : "-");
 }
 
-std::string opt_us(const std::optional<double>& v) { return v ? fmt("%.1f", *v) : "-"; }
-
-std::string csv_number(const std::optional<double>& v) {
-  if (!v) return "";
-  std::ostringstream os;
-  os << std::setprecision(17) << *v;
-  return os.str();
-}
-
-std::string md_cell(std::string s) {
-  std::string out;
-  for (const char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
+table::Cell p_cell(const PairResult& p) { return table::number(p.p_value, "%.2g"); }
 
 // A pair worth a line in the Markdown: anything but "same latency, same memory, same correctness".
 bool notable(const PairResult& p) {
@@ -513,72 +294,123 @@ bool notable(const PairResult& p) {
          std::any_of(p.memory.begin(), p.memory.end(), [](const MemoryDelta& d) { return d.delta() != 0; });
 }
 
+// key = case_id|backend|timing; case ids never hold '|', so the last two separators split it.
+std::vector<table::Cell> key_cells(const std::string& key) {
+  const auto b = key.rfind('|'), a = key.rfind('|', b - 1);
+  return {table::str(key.substr(0, a)), table::str(key.substr(a + 1, b - a - 1)),
+          table::str(key.substr(b + 1))};
+}
+
+// One row per pair, the columns of write_compare_csv; the JSON pairs use the first 11.
+table::Table pairs_table(const CompareResult& r, bool for_json) {
+  using table::str;
+  table::Table t;
+  for (const char* name : {"case_id", "backend", "timing", "base_status", "new_status", "base_median_us",
+                           "new_median_us", for_json ? "change" : "change_pct", "verdict", "method", "p_value"})
+    t.columns.push_back({name});
+  if (!for_json) {
+    for (const std::string& c : compared_memory_columns()) t.columns.push_back({c + "_delta"});
+    for (const char* name : {"correctness", "gate", "failures"}) t.columns.push_back({name});
+  }
+  const auto opt = [](const std::optional<double>& v) { return v ? table::Value(*v) : table::Value(); };
+  for (const PairResult& p : r.pairs) {
+    const std::optional<double> change =
+        p.change ? std::optional<double>(for_json ? *p.change : *p.change * 100) : std::nullopt;
+    std::vector<table::Cell> cells = {
+        str(p.case_id), str(p.backend), str(p.timing), str(p.base_status), str(p.new_status),
+        table::cell(opt(p.base_median_us), ""), table::cell(opt(p.new_median_us), ""),
+        table::cell(opt(change), ""), str(p.verdict), str(p.method), table::cell(opt(p.p_value), "")};
+    if (!for_json) {
+      for (const std::string& c : compared_memory_columns()) {
+        table::Value delta;
+        for (const MemoryDelta& d : p.memory)
+          if (d.column == c) delta = d.delta();
+        cells.push_back(table::cell(delta, ""));
+      }
+      cells.push_back(str(join(p.correctness, "; ")));
+      cells.push_back(str(p.failures.empty() ? "pass" : "fail"));
+      cells.push_back(str(join(p.failures, "; ")));
+    }
+    t.add(std::move(cells));
+  }
+  if (for_json) return t;
+  // Rows missing in NEW (verdict "missing", gate fail) and only in NEW (verdict "new", gate pass).
+  const auto key_row = [&t](const std::string& key, const std::string& verdict, const std::string& gate,
+                            const std::string& failure) {
+    std::vector<table::Cell> cells = key_cells(key);
+    cells.resize(t.columns.size());
+    cells[8] = str(verdict);
+    cells[t.columns.size() - 2] = str(gate);
+    cells[t.columns.size() - 1] = str(failure);
+    t.add(std::move(cells));
+  };
+  for (const auto& k : r.missing_in_new) key_row(k, "missing", "fail", k + ": in BASE, missing in NEW");
+  for (const auto& k : r.only_in_new) key_row(k, "new", "pass", "");
+  return t;
+}
+
+void write_key_list(std::ostream& os, const std::vector<std::string>& keys, const std::string& title) {
+  if (keys.empty()) return;
+  os << "\n" << title << "\n";
+  for (const auto& k : keys) os << "  " << k << "\n";
+}
+
 }  // namespace
 
 void write_compare_table(std::ostream& os, const CompareResult& r) {
-  std::size_t wc = 7, wb = 7;
-  for (const PairResult& p : r.pairs) {
-    wc = std::max(wc, p.case_id.size());
-    wb = std::max(wb, p.backend.size());
-  }
-  os << pad("case_id", wc + 2) << pad("backend", wb + 2) << pad("timing", 8) << lpad("base us", 11)
-     << lpad("new us", 11) << lpad("change", 9) << "  " << pad("verdict", 10) << lpad("p", 8) << "  "
-     << pad("gate", 6) << "memory (new - base), correctness\n";
+  using table::Align;
+  using table::str;
+  table::Table t;
+  t.columns = {{"case_id", Align::left, 7, true},
+               {"backend", Align::left, 7, true},
+               {"timing", Align::left, 8},
+               {"base us", Align::right, 11},
+               {"new us", Align::right, 11},
+               {"change", Align::right, 9},
+               {"verdict", Align::left, 10, false, 2},
+               {"p", Align::right, 8},
+               {"gate", Align::left, 6, false, 2},
+               {"memory (new - base), correctness"}};
   for (const PairResult& p : r.pairs) {
     std::string tail = memory_summary(p);
     if (!p.correctness.empty()) tail += "; " + join(p.correctness, "; ");
-    os << pad(p.case_id, wc + 2) << pad(p.backend, wb + 2) << pad(p.timing, 8)
-       << lpad(opt_us(p.base_median_us), 11) << lpad(opt_us(p.new_median_us), 11)
-       << lpad(p.change ? pct(*p.change) : "-", 9) << "  " << pad(p.verdict, 10)
-       << lpad(p.p_value ? fmt("%.2g", *p.p_value) : "-", 8) << "  "
-       << pad(p.failures.empty() ? "ok" : "FAIL", 6) << tail << "\n";
+    t.add({str(p.case_id), str(p.backend), str(p.timing), us_cell(p.base_median_us), us_cell(p.new_median_us),
+           change_cell(p), str(p.verdict), p_cell(p), str(p.failures.empty() ? "ok" : "FAIL"), str(tail)});
   }
-  if (!r.missing_in_new.empty()) {
-    os << "\nmissing in NEW (" << r.missing_in_new.size() << "):\n";
-    for (const auto& k : r.missing_in_new) os << "  " << k << "\n";
-  }
-  if (!r.only_in_new.empty()) {
-    os << "\nonly in NEW (" << r.only_in_new.size() << ", not compared):\n";
-    for (const auto& k : r.only_in_new) os << "  " << k << "\n";
-  }
-  if (!r.warnings.empty()) {
-    os << "\nwarnings:\n";
-    for (const auto& w : r.warnings) os << "  " << w << "\n";
-  }
-  if (!r.failures.empty()) {
-    os << "\nfailures (" << r.failures.size() << "):\n";
-    for (const auto& f : r.failures) os << "  " << f << "\n";
-  }
+  table::print_text(os, t);
+  write_key_list(os, r.missing_in_new, "missing in NEW (" + std::to_string(r.missing_in_new.size()) + "):");
+  write_key_list(os, r.only_in_new, "only in NEW (" + std::to_string(r.only_in_new.size()) + ", not compared):");
+  write_key_list(os, r.warnings, "warnings:");
+  write_key_list(os, r.failures, "failures (" + std::to_string(r.failures.size()) + "):");
   os << "\n" << summary_line(r) << "\n";
 }
 
 void write_compare_markdown(std::ostream& os, const CompareResult& r) {
+  using table::str;
   os << "### attnbench compare: " << (r.failed ? "**FAIL**" : "PASS") << "\n\n" << summary_line(r) << "\n";
   if (!r.failures.empty()) {
     os << "\nFailures:\n\n";
     for (const auto& f : r.failures) os << "- `" << f << "`\n";
   }
   for (const auto& w : r.warnings) os << "\n> " << w << "\n";
-  std::vector<const PairResult*> shown;
+  table::Table t;
+  for (const char* name : {"case", "backend", "timing", "base µs", "new µs", "change", "verdict", "p",
+                           "memory (new - base)", "correctness", "gate"})
+    t.columns.push_back({name});
   for (const PairResult& p : r.pairs)
-    if (notable(p)) shown.push_back(&p);
-  if (shown.empty()) {
+    if (notable(p))
+      t.add({str("`" + p.case_id + "`"), str(p.backend), str(p.timing), us_cell(p.base_median_us),
+             us_cell(p.new_median_us), change_cell(p), str(p.verdict), p_cell(p), str(memory_summary(p)),
+             str(p.correctness.empty() ? "-" : join(p.correctness, "; ")),
+             str(p.failures.empty() ? "ok" : "**FAIL**")});
+  if (t.rows.empty()) {
     os << "\nEvery pair: same latency (within noise and " << fmt("%.1f%%", r.options.min_effect * 100)
        << "), same memory, same correctness.\n";
   } else {
     os << "\n"
-       << shown.size() << " of " << r.pairs.size()
-       << " pairs differ (the rest: same latency, memory and correctness):\n\n"
-       << "| case | backend | timing | base µs | new µs | change | verdict | p | memory (new - base) | "
-          "correctness | "
-          "gate |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const PairResult* p : shown)
-      os << "| `" << md_cell(p->case_id) << "` | " << p->backend << " | " << p->timing << " | "
-         << opt_us(p->base_median_us) << " | " << opt_us(p->new_median_us) << " | "
-         << (p->change ? pct(*p->change) : "-") << " | " << p->verdict << " | "
-         << (p->p_value ? fmt("%.2g", *p->p_value) : "-") << " | " << md_cell(memory_summary(*p)) << " | "
-         << md_cell(p->correctness.empty() ? "-" : join(p->correctness, "; ")) << " | "
-         << (p->failures.empty() ? "ok" : "**FAIL**") << " |\n";
+       << t.rows.size() << " of " << r.pairs.size()
+       << " pairs differ (the rest: same latency, memory and correctness):\n\n";
+    table::print_markdown(os, t);
   }
   if (!r.missing_in_new.empty()) {
     os << "\nMissing in NEW:\n\n";
@@ -590,41 +422,10 @@ void write_compare_markdown(std::ostream& os, const CompareResult& r) {
   }
 }
 
-void write_compare_csv(std::ostream& os, const CompareResult& r) {
-  os << "case_id,backend,timing,base_status,new_status,base_median_us,new_median_us,change_pct,verdict,"
-        "method,p_value";
-  for (const std::string& c : compared_memory_columns()) os << ',' << c << "_delta";
-  os << ",correctness,gate,failures\n";
-  for (const PairResult& p : r.pairs) {
-    os << csv_field(p.case_id) << ',' << csv_field(p.backend) << ',' << csv_field(p.timing) << ','
-       << csv_field(p.base_status) << ',' << csv_field(p.new_status) << ',' << csv_number(p.base_median_us)
-       << ',' << csv_number(p.new_median_us) << ','
-       << csv_number(p.change ? std::optional<double>(*p.change * 100) : std::nullopt) << ',' << p.verdict
-       << ',' << p.method << ',' << csv_number(p.p_value);
-    for (const std::string& c : compared_memory_columns()) {
-      os << ',';
-      for (const MemoryDelta& d : p.memory)
-        if (d.column == c) os << d.delta();
-    }
-    os << ',' << csv_field(join(p.correctness, "; ")) << ',' << (p.failures.empty() ? "pass" : "fail") << ','
-       << csv_field(join(p.failures, "; ")) << '\n';
-  }
-  const std::string empties(compared_memory_columns().size(), ',');
-  const auto key_cells = [](const std::string& key) {
-    // key = case_id|backend|timing; case ids never hold '|', so the last two separators split it.
-    const auto b = key.rfind('|'), a = key.rfind('|', b - 1);
-    return csv_field(key.substr(0, a)) + ',' + csv_field(key.substr(a + 1, b - a - 1)) + ',' +
-           csv_field(key.substr(b + 1));
-  };
-  for (const auto& k : r.missing_in_new)
-    os << key_cells(k) << ",,,,,,missing,," << empties << ",,fail,"
-       << csv_field(k + ": in BASE, missing in NEW") << '\n';
-  for (const auto& k : r.only_in_new) os << key_cells(k) << ",,,,,,new,," << empties << ",,pass,\n";
-}
+void write_compare_csv(std::ostream& os, const CompareResult& r) { table::print_csv(os, pairs_table(r, false)); }
 
 void write_compare_json(std::ostream& os, const CompareResult& r) {
   using oj = nlohmann::ordered_json;
-  const auto opt_num = [](const std::optional<double>& v) { return v ? oj(*v) : oj(); };
   oj j;
   j["schema"] = "attnbench.compare";
   j["schema_version"] = 1;
@@ -644,25 +445,16 @@ void write_compare_json(std::ostream& os, const CompareResult& r) {
                   {"missing_in_new", r.missing_in_new.size()},
                   {"only_in_new", r.only_in_new.size()},
                   {"line", summary_line(r)}};
-  j["pairs"] = oj::array();
-  for (const PairResult& p : r.pairs) {
+  // The pair columns from the table, then what does not fit a cell: memory, correctness, failures.
+  j["pairs"] = table::to_json(pairs_table(r, true));
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    const PairResult& p = r.pairs[i];
     oj mem = oj::object();
     for (const MemoryDelta& d : p.memory)
       mem[d.column] = {{"base", d.base}, {"new", d.now}, {"delta", d.delta()}};
-    j["pairs"].push_back({{"case_id", p.case_id},
-                          {"backend", p.backend},
-                          {"timing", p.timing},
-                          {"base_status", p.base_status},
-                          {"new_status", p.new_status},
-                          {"base_median_us", opt_num(p.base_median_us)},
-                          {"new_median_us", opt_num(p.new_median_us)},
-                          {"change", opt_num(p.change)},
-                          {"verdict", p.verdict},
-                          {"method", p.method},
-                          {"p_value", opt_num(p.p_value)},
-                          {"memory", mem},
-                          {"correctness", p.correctness},
-                          {"failures", p.failures}});
+    j["pairs"][i]["memory"] = mem;
+    j["pairs"][i]["correctness"] = p.correctness;
+    j["pairs"][i]["failures"] = p.failures;
   }
   j["missing_in_new"] = r.missing_in_new;
   j["only_in_new"] = r.only_in_new;

@@ -18,33 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "report/results_csv.hpp"
-#include "report/results_json.hpp"
+#include "core/stats.hpp"
+#include "report/results_io.hpp"
 
 namespace attnbench {
-
-// Raw step samples (µs, measurement order) keyed by sample_key(row) = "case_id|backend|timing"; empty when
-// only CSVs are given. compare_results looks here first, then at the row's own ResultRow::samples_us.
-using SampleMap = std::map<std::string, std::vector<double>>;
-
-// One result file as loaded: rows, optional raw samples, optional environment and command (JSON only).
-struct ResultSet {
-  std::vector<ResultRow> rows;
-  SampleMap samples;        // from the JSON rows' "samples_us" (also kept in each row's samples_us)
-  Environment environment;  // gpu_name, driver_version, ... (JSON "environment"); empty for a CSV
-  std::string command;      // the command line that produced the file (JSON "command"); empty for a CSV
-};
-
-// "case_id|backend|timing": the pairing key of a row and the key of its samples in a SampleMap.
-std::string sample_key(const ResultRow& row);
-
-// Reads a results file: ".csv" through read_results_csv; ".json" (a report of write_results_json: rows as
-// objects with the CSV's column names, typed, null for empty, optionally "samples_us": [µs, ...] and
-// "ledger": [{phase, tag, kind, bytes, shared, count}], both kept in the row) with nlohmann::json; any other
-// extension is sniffed ('{' first = JSON). Throws InputError naming `path` for an unreadable or malformed
-// file: truncated JSON, a missing column, a wrongly typed value, another schema_version, or two rows with
-// the same key.
-ResultSet load_result_set(const std::string& path);
 
 struct CompareOptions {
   double max_slowdown = 0.05;          // fail when a confirmed slowdown exceeds this relative change
@@ -53,18 +30,6 @@ struct CompareOptions {
   double min_effect = 0.02;            // |relative median change| below this is "same" whatever the test says
   bool allow_env_mismatch = false;     // compare results from different GPUs / drivers anyway
 };
-
-// Result of a two-sided Mann-Whitney U test of samples a vs b.
-struct MannWhitney {
-  double u = 0;        // U statistic of `a` (number of pairs with a > b, ties counted 1/2)
-  double z = 0;        // standardised statistic (continuity and tie corrected); 0 when every value ties
-  double p_value = 1;  // two-sided, normal approximation
-};
-
-// Mann-Whitney U test of `a` against `b` (both non-empty, finite): U of a, z with continuity correction and
-// the tie-corrected variance n1*n2/12 * ((n+1) - sum(t^3 - t) / (n (n-1))), p = erfc(|z| / sqrt 2).
-// Throws std::invalid_argument on an empty or non-finite input.
-MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
 // One memory column of a pair: both values present, new - base in bytes.
 struct MemoryDelta {

@@ -16,6 +16,7 @@
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/peers.hpp"
+#include "report/table.hpp"
 #include "report/text.hpp"
 
 namespace attnbench {
@@ -25,11 +26,6 @@ namespace {
 using text::fmt;
 using text::with_commas;
 using text::md;
-
-// The change under test: trtllm_mha_legacy (inherits FlashInfer) -> trtllm_mha (inherits AttentionBackend).
-constexpr const char* kLean = "trtllm_mha";
-constexpr const char* kLegacy = "trtllm_mha_legacy";
-constexpr const char* kFlashinfer = "flashinfer";
 
 std::string bytes_cell(const std::optional<std::int64_t>& v) { return v ? format_bytes(*v) : "-"; }
 
@@ -144,30 +140,42 @@ std::string saving_text(const Saving& s) {
 }
 
 // The memory table; the rows carry no graph-state pinned column, the memory report does.
-void write_memory_table_header(std::ostream& os, bool graph_pinned) {
-  os << "| model | backend | construct | construct (driver) | construct pinned | graph state |"
-     << (graph_pinned ? " graph state pinned |" : "")
-     << " capture | capture pinned |\n|---|---|---|---|---|---|" << (graph_pinned ? "---|" : "")
-     << "---|---|\n";
+table::Table memory_table(bool graph_pinned) {
+  table::Table t;
+  for (const char* name : {"model", "backend", "construct", "construct (driver)", "construct pinned", "graph state"})
+    t.columns.push_back({name});
+  if (graph_pinned) t.columns.push_back({"graph state pinned"});
+  t.columns.push_back({"capture"});
+  t.columns.push_back({"capture pinned"});
+  return t;
 }
 
-void write_memory_line(std::ostream& os, const MemoryLine& m, bool graph_pinned) {
-  os << "| " << md(m.model) << " | " << m.backend << " | " << bytes_cell(m.ctor_device) << " | "
-     << bytes_cell(m.ctor_driver) << " | " << bytes_cell(m.ctor_pinned) << " | " << bytes_cell(m.graph_device)
-     << " | " << (graph_pinned ? bytes_cell(m.graph_pinned) + " | " : "") << bytes_cell(m.capture_device)
-     << " | " << bytes_cell(m.capture_pinned) << " |\n";
+void add_memory_line(table::Table& t, const MemoryLine& m, bool graph_pinned) {
+  using table::str;
+  std::vector<table::Cell> cells = {str(m.model), str(m.backend), str(bytes_cell(m.ctor_device)),
+                                    str(bytes_cell(m.ctor_driver)), str(bytes_cell(m.ctor_pinned)),
+                                    str(bytes_cell(m.graph_device))};
+  if (graph_pinned) cells.push_back(str(bytes_cell(m.graph_pinned)));
+  cells.push_back(str(bytes_cell(m.capture_device)));
+  cells.push_back(str(bytes_cell(m.capture_pinned)));
+  t.add(std::move(cells));
 }
 
 // Memory from the `attnbench memory` evidence. Returns the saving of the change when both backends are there.
-std::optional<Saving> write_memory_from_report(std::ostream& os, const MemoryReport& r) {
+std::optional<Saving> write_memory_from_report(std::ostream& os, const MemoryReport& r,
+                                               const BackendChange& change) {
   std::string ctx;
   for (const auto& [k, v] : r.context) ctx += (ctx.empty() ? "" : "; ") + k + " " + v;
   os << "From `attnbench memory` (ledger: requested bytes; driver: drop in free device memory)"
      << (ctx.empty() ? "" : ": " + md(ctx)) << ".\n\n";
-  write_memory_table_header(os, true);
+  table::Table t = memory_table(true);
   for (const BackendMemory& b : r.backends) {
     if (!b.error.empty()) {
-      os << "| " << md(r.model) << " | " << b.backend << " | failed: " << md(b.error) << " | | | | | | |\n";
+      std::vector<table::Cell> cells(t.columns.size());
+      cells[0] = table::str(r.model);
+      cells[1] = table::str(b.backend);
+      cells[2] = table::str("failed: " + b.error);
+      t.add(std::move(cells));
       continue;
     }
     MemoryLine m{r.model, b.backend, {}, {}, {}, {}, {}, {}, {}};
@@ -184,9 +192,10 @@ std::optional<Saving> write_memory_from_report(std::ostream& os, const MemoryRep
       m.capture_device = p->device_bytes;
       m.capture_pinned = p->pinned_bytes;
     }
-    write_memory_line(os, m, true);
+    add_memory_line(t, m, true);
   }
-  const auto s = memory_saving(r, kLegacy, kLean);
+  table::print_markdown(os, t);
+  const auto s = memory_saving(r, change);
   if (!s) return std::nullopt;
   Saving out;
   out.device = s->device_bytes;
@@ -199,7 +208,7 @@ std::optional<Saving> write_memory_from_report(std::ostream& os, const MemoryRep
 }
 
 // Memory from the rows: per model, one row per backend from the first case every backend ran.
-std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix) {
+std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, const BackendChange& change) {
   std::vector<Saving> savings;
   std::vector<std::pair<std::string, std::string>> sources;  // model -> case used
   std::vector<MemoryLine> lines;
@@ -232,8 +241,8 @@ std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix) {
                        r->graph_state_device_bytes, std::nullopt, r->capture_device_bytes,
                        r->capture_pinned_bytes});
     }
-    const ResultRow* legacy = pick->get(kLegacy);
-    const ResultRow* lean = pick->get(kLean);
+    const ResultRow* legacy = pick->get(change.baseline);
+    const ResultRow* lean = pick->get(change.candidate);
     if (ok(legacy) && ok(lean)) {
       Saving s;
       const auto diff = [&](std::optional<std::int64_t> ResultRow::*m, std::int64_t& into) {
@@ -261,8 +270,9 @@ std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix) {
     os << (i ? ", " : "") << md(sources[i].first) << ": `" << md(sources[i].second);
   os << (sources.empty() ? "no case with memory columns" : "") << ".\n\n";
   if (!lines.empty()) {
-    write_memory_table_header(os, false);
-    for (const MemoryLine& m : lines) write_memory_line(os, m, false);
+    table::Table t = memory_table(false);
+    for (const MemoryLine& m : lines) add_memory_line(t, m, false);
+    table::print_markdown(os, t);
   }
   if (!savings.empty())
     os << "\nKV bytes per token come from the rows: the rows' `layers` are the layers this run stepped, not "
@@ -279,12 +289,12 @@ struct Correctness {
   int ref_checked = 0, ref_pass = 0;
   std::optional<double> max_abs;
   std::string max_abs_at;
-  int lean_rows = 0, lean_identical = 0;  // trtllm_mha ok rows with a trtllm_mha_legacy twin / bit-identical
+  int lean_rows = 0, lean_identical = 0;  // ok rows of the change's candidate with an ok baseline row / bit-identical
   int graph_rows = 0, replay_identical = 0, replay_padded = 0, replay_differs = 0;
   std::vector<const ResultRow*> failed, ref_failed, skipped;
 };
 
-Correctness tally(const std::vector<ResultRow>& rows, const Index& ix) {
+Correctness tally(const std::vector<ResultRow>& rows, const Index& ix, const BackendChange& change) {
   Correctness c;
   for (const ResultRow& r : rows) {
     ++c.status[r.status];
@@ -310,10 +320,10 @@ Correctness tally(const std::vector<ResultRow>& rows, const Index& ix) {
     }
   }
   for (const CaseTiming& g : ix.groups) {
-    const ResultRow* lean = g.get(kLean);
-    if (!ok(lean) || !ok(g.get(kLegacy))) continue;
+    const ResultRow* lean = g.get(change.candidate);
+    if (!ok(lean) || !ok(g.get(change.baseline))) continue;
     ++c.lean_rows;
-    if (bitwise_equal_names(lean->bitwise_equal_to).count(kLegacy)) ++c.lean_identical;
+    if (bitwise_equal_names(lean->bitwise_equal_to).count(change.baseline)) ++c.lean_identical;
   }
   return c;
 }
@@ -374,7 +384,10 @@ std::string env_line(const Environment& env) {
 }  // namespace
 
 void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryReport* memory,
-                           const std::string& command, const std::vector<ResultSet>& peers) {
+                           const std::string& command, const BackendCatalog& catalog,
+                           const std::vector<ResultSet>& peers) {
+  const std::string& kLean = catalog.change.candidate;
+  const std::string& kLegacy = catalog.change.baseline;
   // Library rows (a merged file) are not attnbench's backends: every section but "Model vs library" leaves them
   // out, so that counts, ratios and bit-identity stay about the model.
   auto [model_rows, library_rows] = split_library_rows(all.rows);
@@ -383,15 +396,15 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   results.environment = all.environment;
   results.command = all.command;
   const Index ix = index_rows(results.rows);
-  const Correctness c = tally(results.rows, ix);
+  const Correctness c = tally(results.rows, ix, catalog.change);
 
   // Sections are built first so that the headline can quote them.
   std::ostringstream mem;
   std::vector<Saving> savings;
   if (memory) {
-    if (auto s = write_memory_from_report(mem, *memory)) savings.push_back(*s);
+    if (auto s = write_memory_from_report(mem, *memory, catalog.change)) savings.push_back(*s);
   } else {
-    savings = write_memory_from_rows(mem, ix);
+    savings = write_memory_from_rows(mem, ix, catalog.change);
   }
 
   os << "## attnbench: " << kLegacy << " -> " << kLean << "\n\n";
@@ -417,42 +430,41 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
     os << "- " << md(s.model) << ": " << saving_text(s) << (s.basis.empty() ? "" : " (" + s.basis + ")")
        << ".\n";
 
-  // (b) latency
-  const bool have_legacy_ratio = has_backend(ix, kLean) && has_backend(ix, kLegacy);
-  const bool have_fi_ratio = has_backend(ix, kLean) && has_backend(ix, kFlashinfer);
+  // (b) latency: the change's candidate against its baseline, then against every other backend of the rows.
+  std::vector<std::string> versus;
+  if (has_backend(ix, kLean)) {
+    if (has_backend(ix, kLegacy)) versus.push_back(kLegacy);
+    for (const std::string& b : ix.backends)
+      if (b != kLean && b != kLegacy) versus.push_back(b);
+  }
   os << "\n### Latency\n\nStep = `init_forward_metadata` + `forward_*` over every layer; µs, median "
-        "(p10-p90). Ratios: "
-        "median / median (p10 / p10 - p90 / p90, the noise).\n";
-  if (have_legacy_ratio)
-    os << "\n- " << kLean << " / " << kLegacy << ": " << ratio_summary(ix, kLean, kLegacy) << "\n";
-  if (have_fi_ratio)
-    os << "- " << kLean << " / " << kFlashinfer << ": " << ratio_summary(ix, kLean, kFlashinfer) << "\n";
-  os << "\n<details><summary>Per case (" << ix.groups.size()
-     << " case x timing rows)</summary>\n\n| case | timing |";
-  for (const std::string& b : ix.backends) os << " " << b << " µs |";
-  if (have_legacy_ratio) os << " " << kLean << " / " << kLegacy << " |";
-  if (have_fi_ratio) os << " " << kLean << " / " << kFlashinfer << " |";
-  os << " TB/s (of copy) or TFLOP/s |\n|---|---|";
-  for (std::size_t i = 0; i < ix.backends.size() + have_legacy_ratio + have_fi_ratio + 1; ++i) os << "---|";
-  os << "\n";
+        "(p10-p90). Ratios: median / median (p10 / p10 - p90 / p90, the noise).\n";
+  for (const std::string& b : versus)
+    os << (b == kLegacy ? "\n- " : "- ") << kLean << " / " << b << ": " << ratio_summary(ix, kLean, b) << "\n";
+  os << "\n<details><summary>Per case (" << ix.groups.size() << " case x timing rows)</summary>\n\n";
+  table::Table lt;
+  lt.columns = {{"case"}, {"timing"}};
+  for (const std::string& b : ix.backends) lt.columns.push_back({b + " µs"});
+  for (const std::string& b : versus) lt.columns.push_back({kLean + " / " + b});
+  lt.columns.push_back({"TB/s (of copy) or TFLOP/s"});
   for (const CaseTiming& g : ix.groups) {
-    os << "| `" << md(g.case_id) << "` | " << g.timing << " |";
+    std::vector<table::Cell> cells = {table::str("`" + g.case_id + "`"), table::str(g.timing)};
     for (const std::string& b : ix.backends) {
       const ResultRow* r = g.get(b);
+      std::string cell;
       if (!r) {
-        os << " - |";
+        cell = "-";
       } else if (!ok(r) || !r->step_median_us) {
-        os << " " << r->status << " |";
+        cell = r->status;
       } else {
-        os << " " << fmt("%.1f", *r->step_median_us);
+        cell = fmt("%.1f", *r->step_median_us);
         if (r->step_p10_us && r->step_p90_us)
-          os << " (" << fmt("%.1f", *r->step_p10_us) << "-" << fmt("%.1f", *r->step_p90_us) << ")";
-        os << " |";
+          cell += " (" + fmt("%.1f", *r->step_p10_us) + "-" + fmt("%.1f", *r->step_p90_us) + ")";
       }
+      cells.push_back(table::str(cell));
     }
-    if (have_legacy_ratio) os << " " << ratio_cell(ratio(g.get(kLean), g.get(kLegacy))) << " |";
-    if (have_fi_ratio) os << " " << ratio_cell(ratio(g.get(kLean), g.get(kFlashinfer))) << " |";
-    // Throughput of trtllm_mha (else the first backend that ran): TFLOP/s for extend, TB/s of KV otherwise.
+    for (const std::string& b : versus) cells.push_back(table::str(ratio_cell(ratio(g.get(kLean), g.get(b)))));
+    // Throughput of the candidate (else the first backend that ran): TFLOP/s for extend, TB/s of KV otherwise.
     const ResultRow* t = ok(g.get(kLean)) ? g.get(kLean) : nullptr;
     for (const std::string& b : ix.backends)
       if (!t && ok(g.get(b))) t = g.get(b);
@@ -464,8 +476,10 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
            (t->bw_fraction ? " (" + fmt("%.2f", *t->bw_fraction) + ")" : "");
     }
     if (t && t->backend != kLean && tp != "-") tp += " " + t->backend;
-    os << " " << tp << " |\n";
+    cells.push_back(table::str(tp));
+    lt.add(std::move(cells));
   }
+  table::print_markdown(os, lt);
   os << "\n</details>\n";
 
   // (c) correctness
@@ -505,9 +519,11 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
     os << "Not recorded (a results CSV carries no environment; give the JSON report). Devices in the rows: "
        << md(d) << ".\n";
   } else {
-    os << md(env_line(results.environment))
-       << ".\n\n<details><summary>All environment keys</summary>\n\n| key | value |\n|---|---|\n";
-    for (const auto& [k, v] : results.environment) os << "| " << md(k) << " | " << md(v) << " |\n";
+    os << md(env_line(results.environment)) << ".\n\n<details><summary>All environment keys</summary>\n\n";
+    table::Table t;
+    t.columns = {{"key"}, {"value"}};
+    for (const auto& [k, v] : results.environment) t.add({table::str(k), table::str(v)});
+    table::print_markdown(os, t);
     os << "\n</details>\n";
   }
 
@@ -524,10 +540,11 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   const bool merged = !library_rows.empty();
   for (const ResultSet& p : peers) library_rows.insert(library_rows.end(), p.rows.begin(), p.rows.end());
   if (library_rows.empty()) return;
-  PeerComparison pc = compare_peers(results.rows, library_rows);
-  // A merged file's environment is the library's only when the library script wrote it.
-  if (merged && (env_get(all.environment, "flashinfer_version") || env_get(all.environment, "torch_version")))
-    pc.library_environments.push_back(all.environment);
+  PeerComparison pc = compare_peers(results.rows, library_rows, catalog);
+  // A merged file's environment is the library's only when the library script wrote it (its version keys).
+  const bool library_env = std::any_of(catalog.library_versions.begin(), catalog.library_versions.end(),
+                                       [&](const auto& kv) { return env_get(all.environment, kv.first).has_value(); });
+  if (merged && library_env) pc.library_environments.push_back(all.environment);
   for (const ResultSet& p : peers) {
     if (!p.environment.empty()) pc.library_environments.push_back(p.environment);
     for (const std::string& w : check_peer_environments(all, p, true, "attnbench", "the library"))

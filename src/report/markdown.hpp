@@ -1,6 +1,6 @@
 // `attnbench report`: the evidence a PR description needs, as one compact Markdown document: the headline
 // (memory saved, bit-identity, reference checks, latency ratio), memory per backend and what the change
-// (trtllm_mha_legacy -> trtllm_mha) saves in KV-cache tokens, latency per case with the ratios between
+// (the catalog's baseline -> candidate) saves in KV-cache tokens, latency per case with the ratios between
 // backends and their noise, correctness verdicts, the environment and the command that reproduces it all.
 #pragma once
 
@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "report/compare.hpp"
+#include "report/backend_catalog.hpp"
+#include "report/results_io.hpp"
 #include "report/memory_report.hpp"
 
 namespace attnbench {
@@ -20,11 +21,14 @@ namespace attnbench {
 // bytes * the row's `layers` (stated in the text). `command` is printed as the reproducing command; when
 // empty, results.command (the JSON report's) is used. Writes only to `os`; never throws for missing data
 // (absent columns print "-").
+// `catalog` names the change under test (headline, saving, bit-identity; latency ratios of its candidate
+// against its baseline, then against every other backend of the rows) and the library twins.
 // Library rows (backends named *_lib, report/peers.hpp) of `results` and every row of `peers` (the library
 // script's result files) feed a final "## Model vs library" section and nothing else; without any, the report
 // has no such section.
 void write_markdown_report(std::ostream& os, const ResultSet& results, const MemoryReport* memory,
-                           const std::string& command, const std::vector<ResultSet>& peers = {});
+                           const std::string& command, const BackendCatalog& catalog,
+                           const std::vector<ResultSet>& peers = {});
 
 // Reads a memory report written by write_memory_json (`attnbench memory --format json`), so that
 // `attnbench report` can take the memory evidence from a file. The model name is the top-level "model" when

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "report/table.hpp"
 #include "report/text.hpp"
 
 namespace attnbench {
@@ -42,72 +43,98 @@ std::optional<MemorySaving> memory_saving(const MemoryReport& r, const std::stri
   return s;
 }
 
+std::optional<MemorySaving> memory_saving(const MemoryReport& r, const BackendChange& change) {
+  return memory_saving(r, change.baseline, change.candidate);
+}
+
 namespace {
 
+using table::Align;
+using table::str;
 using text::with_commas;
-
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
-std::string lpad(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
 
 }  // namespace
 
-void write_memory_table(std::ostream& os, const MemoryReport& r) {
+void write_memory_table(std::ostream& os, const MemoryReport& r, const BackendCatalog& catalog) {
   os << "attnbench memory\n";
-  for (const auto& [k, v] : r.context) os << "  " << pad(k, 30) << v << "\n";
+  table::Table context;
+  context.header = false;
+  context.columns = {{"key", Align::left, 30, false, 2}, {"value"}};
+  for (const auto& [k, v] : r.context) context.add({str(k), str(v)});
+  table::print_text(os, context);
   os << "\n";
-  os << pad("backend", 20) << pad("phase", 13) << lpad("device", 14) << lpad("pinned", 14) << lpad("driver delta", 16)
-     << "\n";
+  table::Table phases;
+  phases.columns = {{"backend", Align::left, 20},
+                    {"phase", Align::left, 13},
+                    {"device", Align::right, 14},
+                    {"pinned", Align::right, 14},
+                    {"driver delta", Align::right, 16}};
   for (const auto& b : r.backends) {
     if (!b.error.empty()) {
-      os << pad(b.backend, 20) << "failed: " << b.error << "\n";
+      phases.add({str(b.backend), str("failed: " + b.error)});
       continue;
     }
     std::int64_t td = 0, tp = 0;
     for (const auto& p : b.phases) {
-      os << pad(b.backend, 20) << pad(p.phase, 13) << lpad(format_bytes(p.device_bytes), 14)
-         << lpad(format_bytes(p.pinned_bytes), 14)
-         << lpad(p.driver_delta_bytes ? format_bytes(*p.driver_delta_bytes) : "-", 16) << "\n";
+      phases.add({str(b.backend), str(p.phase), str(format_bytes(p.device_bytes)), str(format_bytes(p.pinned_bytes)),
+                  str(p.driver_delta_bytes ? format_bytes(*p.driver_delta_bytes) : "-")});
       td += p.device_bytes;
       tp += p.pinned_bytes;
     }
-    os << pad(b.backend, 20) << pad("total", 13) << lpad(format_bytes(td), 14) << lpad(format_bytes(tp), 14) << "\n";
+    phases.add({str(b.backend), str("total"), str(format_bytes(td)), str(format_bytes(tp))});
   }
+  table::print_text(os, phases);
   for (const auto& b : r.backends) {
     if (!b.error.empty()) continue;
     os << "\n" << b.backend << " (" << b.models << "), by tag:\n";
-    for (const auto& p : b.phases) {
+    table::Table tags;
+    tags.header = false;
+    tags.columns = {{"phase", Align::left, 12, false, 2},
+                    {"tag", Align::left, 66},
+                    {"kind", Align::left, 7},
+                    {"bytes", Align::right, 12},
+                    {"B", Align::right, 18},
+                    {"count, shared"}};
+    for (const auto& p : b.phases)
       for (const auto& t : p.tags) {
         if (t.bytes == 0 && t.count == 0) continue;
-        os << "  " << pad(p.phase, 12) << pad(t.tag, 66) << pad(t.kind, 7) << lpad(format_bytes(t.bytes), 12)
-           << lpad(with_commas(t.bytes) + " B", 18) << (t.count > 1 ? "  x" + std::to_string(t.count) : "")
-           << (t.shared ? "  shared" : "") << "\n";
+        tags.add({str(p.phase), str(t.tag), str(t.kind), str(format_bytes(t.bytes)), str(with_commas(t.bytes) + " B"),
+                  str(std::string(t.count > 1 ? "  x" + std::to_string(t.count) : "") + (t.shared ? "  shared" : ""))});
       }
-    }
+    table::print_text(os, tags);
   }
-  if (auto s = memory_saving(r, "trtllm_mha_legacy", "trtllm_mha")) {
-    os << "\nWhat the change saves (trtllm_mha_legacy - trtllm_mha):\n";
+  const BackendChange& change = catalog.change;
+  if (auto s = memory_saving(r, change)) {
+    os << "\nWhat the change saves (" << change.baseline << " - " << change.candidate << "):\n";
+    table::Table saving;
+    saving.header = false;
+    saving.columns = {{"phase", Align::left, 12, false, 2}, {"device", Align::right, 12}, {"rest"}};
+    const auto rest = [](std::int64_t device, std::int64_t pinned) {
+      return " device (" + with_commas(device) + " B), " + format_bytes(pinned) + " pinned";
+    };
     for (const auto& [phase, dp] : s->per_phase)
-      os << "  " << pad(phase, 12) << lpad(format_bytes(dp.first), 12) << " device (" << with_commas(dp.first)
-         << " B), " << format_bytes(dp.second) << " pinned\n";
-    os << "  " << pad("total", 12) << lpad(format_bytes(s->device_bytes), 12) << " device (" << with_commas(s->device_bytes)
-       << " B), " << format_bytes(s->pinned_bytes) << " pinned";
+      saving.add({str(phase), str(format_bytes(dp.first)), str(rest(dp.first, dp.second))});
+    std::string total = rest(s->device_bytes, s->pinned_bytes);
     if (r.kv_bytes_per_token > 0)
-      os << " = " << with_commas(s->kv_tokens) << " KV-cache tokens of " << r.model << " (" << with_commas(r.kv_bytes_per_token)
-         << " B per token)";
-    os << "\n";
+      total += " = " + with_commas(s->kv_tokens) + " KV-cache tokens of " + r.model + " (" +
+               with_commas(r.kv_bytes_per_token) + " B per token)";
+    saving.add({str("total"), str(format_bytes(s->device_bytes)), str(total)});
+    table::print_text(os, saving);
   }
 }
 
 void write_memory_csv(std::ostream& os, const MemoryReport& r) {
-  os << "backend,phase,tag,kind,bytes,shared,count\n";
+  table::Table t;
+  for (const char* name : {"backend", "phase", "tag", "kind", "bytes", "shared", "count"}) t.columns.push_back({name});
   for (const auto& b : r.backends)
     for (const auto& p : b.phases)
-      for (const auto& t : p.tags)
-        os << b.backend << ',' << p.phase << ',' << t.tag << ',' << t.kind << ',' << t.bytes << ',' << (t.shared ? 1 : 0)
-           << ',' << t.count << '\n';
+      for (const auto& tag : p.tags)
+        t.add({str(b.backend), str(p.phase), str(tag.tag), str(tag.kind), table::cell(tag.bytes, ""),
+               table::cell(tag.shared, ""), table::cell(std::int64_t{tag.count}, "")});
+  table::print_csv(os, t);
 }
 
-void write_memory_json(std::ostream& os, const MemoryReport& r) {
+void write_memory_json(std::ostream& os, const MemoryReport& r, const BackendCatalog& catalog) {
   nlohmann::ordered_json j;
   j["schema"] = "attnbench.memory";
   j["schema_version"] = 1;
@@ -130,14 +157,17 @@ void write_memory_json(std::ostream& os, const MemoryReport& r) {
       jp["pinned_bytes"] = p.pinned_bytes;
       jp["host_bytes"] = p.host_bytes;
       jp["driver_delta_bytes"] = p.driver_delta_bytes ? nlohmann::ordered_json(*p.driver_delta_bytes) : nlohmann::ordered_json();
-      jp["tags"] = nlohmann::ordered_json::array();
+      table::Table tags;
+      for (const char* name : {"tag", "kind", "bytes", "shared", "count"}) tags.columns.push_back({name});
       for (const auto& t : p.tags)
-        jp["tags"].push_back({{"tag", t.tag}, {"kind", t.kind}, {"bytes", t.bytes}, {"shared", t.shared}, {"count", t.count}});
+        tags.add({str(t.tag), str(t.kind), table::cell(t.bytes, ""), table::cell(t.shared, ""),
+                  table::cell(std::int64_t{t.count}, "")});
+      jp["tags"] = table::to_json(tags);
       jb["phases"].push_back(jp);
     }
     j["backends"].push_back(jb);
   }
-  if (auto s = memory_saving(r, "trtllm_mha_legacy", "trtllm_mha"))
+  if (auto s = memory_saving(r, catalog.change))
     j["saving"] = {{"from", s->from}, {"to", s->to}, {"device_bytes", s->device_bytes}, {"pinned_bytes", s->pinned_bytes},
                    {"kv_tokens", s->kv_tokens}};
   os << std::setw(2) << j << "\n";

@@ -9,10 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "report/backend_catalog.hpp"
+
 namespace attnbench {
 
 struct MemoryTag {
-  std::string tag;   // "flashinfer.decode_wrappers[0].int_workspace"
+  std::string tag;   // "<backend>.decode_wrappers[0].int_workspace"
   std::string kind;  // device | pinned | host
   std::int64_t bytes = 0;
   bool shared = false;  // a process-wide named buffer (SGLang get_buffer)
@@ -51,11 +53,18 @@ struct MemorySaving {
   std::int64_t device_bytes = 0, pinned_bytes = 0;
   std::int64_t kv_tokens = 0;  // device_bytes / kv_bytes_per_token
 };
+// nullopt when either backend is missing or failed.
 std::optional<MemorySaving> memory_saving(const MemoryReport& r, const std::string& from, const std::string& to);
+// What the change saves: memory_saving(r, change.baseline, change.candidate).
+std::optional<MemorySaving> memory_saving(const MemoryReport& r, const BackendChange& change);
 
-void write_memory_table(std::ostream& os, const MemoryReport& r);
-// Header: backend,phase,tag,kind,bytes,shared  (then count); one row per allocation group.
+// The context, per backend the bytes of each phase (ledger; driver delta), every tag, and what
+// catalog.change saves when both of its backends are in `r`.
+void write_memory_table(std::ostream& os, const MemoryReport& r, const BackendCatalog& catalog);
+// Header: backend,phase,tag,kind,bytes,shared,count; one row per allocation group.
 void write_memory_csv(std::ostream& os, const MemoryReport& r);
-void write_memory_json(std::ostream& os, const MemoryReport& r);
+// {"schema": "attnbench.memory", "schema_version": 1, "model", "context", "kv_bytes_per_token", "backends",
+// "saving" (of catalog.change, when both of its backends are in `r`)}.
+void write_memory_json(std::ostream& os, const MemoryReport& r, const BackendCatalog& catalog);
 
 }  // namespace attnbench

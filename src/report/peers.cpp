@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
+#include "report/table.hpp"
 #include "report/text.hpp"
 
 namespace attnbench {
@@ -19,12 +20,6 @@ bool is_library_backend(const std::string& backend) {
   static const std::string suffix = "_lib";
   return backend.size() > suffix.size() &&
          backend.compare(backend.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::optional<std::string> model_twin_of(const std::string& lib) {
-  if (lib == "flashinfer_lib") return std::string("flashinfer");
-  if (lib == "trtllm_lib") return std::string("trtllm_mha");
-  return std::nullopt;
 }
 
 // ---- pairing --------------------------------------------------------------------------------------------
@@ -126,8 +121,10 @@ PeerMemory memory_of(const ResultRow& m, const ResultRow& l) {
 }  // namespace
 
 PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
-                             const std::vector<ResultRow>& library_rows, double slow_ratio) {
+                             const std::vector<ResultRow>& library_rows, const BackendCatalog& catalog,
+                             double slow_ratio) {
   PeerComparison c;
+  c.catalog = catalog;
   c.slow_ratio = slow_ratio;
   std::map<std::string, const ResultRow*> models;
   for (const ResultRow& r : model_rows)
@@ -142,7 +139,7 @@ PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
       c.warnings.push_back("two library rows for " + key + ": the first is used");
       continue;
     }
-    const auto twin = model_twin_of(l.backend);
+    const auto twin = catalog.model_twin_of(l.backend);
     if (!twin) {
       c.library_without_model.push_back(key + " (attnbench models no twin of " + l.backend + ")");
       continue;
@@ -220,7 +217,7 @@ std::pair<std::vector<ResultRow>, std::vector<ResultRow>> split_library_rows(
   return out;
 }
 
-ResultSet load_peer_set(const std::string& path) {
+ResultSet load_peer_set(const std::string& path, const BackendCatalog& catalog) {
   ResultSet set;
   try {
     set = load_result_set(path);
@@ -228,29 +225,48 @@ ResultSet load_peer_set(const std::string& path) {
     throw InputError(std::string("--peers: ") + e.what());
   }
   if (set.rows.empty()) throw InputError("--peers " + path + ": no rows");
+  std::string names;
+  for (const std::string& lib : catalog.library_backends()) names += (names.empty() ? "" : ", ") + lib;
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
     const ResultRow& r = set.rows[i];
     if (!is_library_backend(r.backend))
       throw InputError("--peers " + path + ": row " + std::to_string(i) + " (" + r.case_id +
-                       ") has backend '" + r.backend +
-                       "', not a library backend (a name ending in _lib: flashinfer_lib, trtllm_lib); "
-                       "--peers takes the library script's results");
+                       ") has backend '" + r.backend + "', not a library backend (a name ending in _lib" +
+                       (names.empty() ? "" : ": " + names) + "); --peers takes the library script's results");
   }
   return set;
 }
 
-std::optional<PeerSide> detect_peer_mode(const ResultSet& base, const ResultSet& now) {
-  const auto all_library = [](const ResultSet& s) {
-    return !s.rows.empty() && std::all_of(s.rows.begin(), s.rows.end(),
-                                          [](const ResultRow& r) { return is_library_backend(r.backend); });
-  };
-  const auto any_model = [](const ResultSet& s) {
-    return std::any_of(s.rows.begin(), s.rows.end(),
-                       [](const ResultRow& r) { return !is_library_backend(r.backend); });
-  };
-  if (all_library(now) && any_model(base)) return PeerSide::base_is_model;
-  if (all_library(base) && any_model(now)) return PeerSide::new_is_model;
-  return std::nullopt;
+namespace {
+
+bool any_library(const ResultSet& s) {
+  return std::any_of(s.rows.begin(), s.rows.end(), [](const ResultRow& r) { return is_library_backend(r.backend); });
+}
+
+}  // namespace
+
+void check_compare_sides(const ResultSet& base, const ResultSet& now, const std::string& base_path,
+                         const std::string& new_path) {
+  const bool lb = any_library(base), ln = any_library(now);
+  if (lb == ln) return;
+  const std::string side = lb ? "BASE " + base_path : "NEW " + new_path;
+  throw InputError("compare: " + side + " holds library rows (backends *_lib) and " + (lb ? "NEW" : "BASE") +
+                   " does not; to compare the model with the library, pass --peers (BASE = model rows, NEW = "
+                   "library rows)");
+}
+
+void check_peer_sides(const ResultSet& base, const ResultSet& now, const std::string& base_path,
+                      const std::string& new_path) {
+  const bool base_model = std::any_of(base.rows.begin(), base.rows.end(),
+                                      [](const ResultRow& r) { return !is_library_backend(r.backend); });
+  if (!base_model)
+    throw InputError("compare --peers: BASE " + base_path +
+                     (base.rows.empty() ? " holds no rows" : " holds only library rows (backends *_lib)") +
+                     "; --peers takes the model rows as BASE and the library rows as NEW");
+  if (!any_library(now))
+    throw InputError("compare --peers: NEW " + new_path +
+                     " holds no library row (backends *_lib); --peers takes the model rows as BASE and the "
+                     "library rows as NEW");
 }
 
 namespace {
@@ -278,12 +294,8 @@ std::vector<std::string> check_peer_environments(const ResultSet& model, const R
 
 namespace {
 
-std::string pad(const std::string& s, std::size_t w) {
-  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
-}
-std::string lpad(const std::string& s, std::size_t w) {
-  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
-}
+using table::Align;
+using table::str;
 
 // A latency cell: the figure when the row ran ok, else its status ("skipped", "failed", ...).
 std::string us_cell(const std::optional<double>& v, const std::string& status, const char* f) {
@@ -305,12 +317,14 @@ std::string diff_cell(const std::optional<std::int64_t>& d) {
   return (*d > 0 ? "+" : "") + with_commas(*d) + " (" + (*d > 0 ? "+" : "") + format_bytes(*d) + ")";
 }
 
-// "FlashInfer 0.2.5, torch 2.6.0, NVIDIA H200, driver 570.86": the keys the library script records.
-std::string library_env_line(const Environment& env) {
+std::string commas_or_dash(const std::optional<std::int64_t>& v) { return v ? with_commas(*v) : "-"; }
+
+// "<Library> 0.2.5, torch 2.6.0, NVIDIA H200, driver 570.86": the version keys of the catalog, then the GPU.
+std::string library_env_line(const Environment& env, const BackendCatalog& catalog) {
   std::string s;
   const auto add = [&](const std::string& text) { s += (s.empty() ? "" : ", ") + text; };
-  if (auto v = env_value(env, "flashinfer_version")) add("FlashInfer " + *v);
-  if (auto v = env_value(env, "torch_version")) add("torch " + *v);
+  for (const auto& [key, label] : catalog.library_versions)
+    if (auto v = env_value(env, key)) add(label + " " + *v);
   if (auto v = env_value(env, "gpu_name")) {
     add(*v);
   } else if (auto g = env_value(env, "gpu")) {
@@ -324,7 +338,7 @@ std::string library_env_line(const Environment& env) {
 std::vector<std::string> library_env_lines(const PeerComparison& c) {
   std::vector<std::string> lines;
   for (const Environment& e : c.library_environments) {
-    const std::string l = library_env_line(e);
+    const std::string l = library_env_line(e, c.catalog);
     if (!l.empty() && std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
   }
   return lines;
@@ -337,6 +351,41 @@ std::vector<std::pair<std::string, std::string>> backend_pairs(const PeerCompari
     if (std::find(v.begin(), v.end(), std::make_pair(p.model_backend, p.lib_backend)) == v.end())
       v.emplace_back(p.model_backend, p.lib_backend);
   return v;
+}
+
+// "`<twin>`: <what it runs>, modelled by `<backend>`; ...": the catalog's library twins.
+std::string library_twins_text(const BackendCatalog& catalog) {
+  std::string s;
+  for (const CatalogBackend& b : catalog.backends) {
+    if (b.library_twin.empty()) continue;
+    s += (s.empty() ? "" : "; ") + std::string("`") + b.library_twin + "`: " +
+         (b.library_what.empty() ? "" : b.library_what + ", ") + "modelled by `" + b.name + "`";
+  }
+  return s;
+}
+
+// The pairs for programs (CSV, JSON): every figure, typed; an empty cell = not available.
+table::Table pairs_table(const PeerComparison& c) {
+  table::Table t;
+  for (const char* name :
+       {"case_id", "timing", "model_backend", "library_backend", "model_status", "library_status",
+        "model_forward_median_us", "library_forward_median_us", "ratio_forward", "model_step_median_us",
+        "library_step_median_us", "ratio_step", "model_metadata_median_us", "library_metadata_median_us",
+        "model_step_p10_us", "model_step_p90_us", "library_step_p10_us", "library_step_p90_us",
+        "model_ref_pass", "library_ref_pass"})
+    t.columns.push_back({name});
+  const auto num = [](const std::optional<double>& v) { return table::cell(v ? table::Value(*v) : table::Value(), ""); };
+  const auto boolean = [](const std::optional<bool>& v) {
+    return table::cell(v ? table::Value(*v) : table::Value(), "");
+  };
+  for (const PeerPair& p : c.pairs)
+    t.add({str(p.case_id), str(p.timing), str(p.model_backend), str(p.lib_backend), str(p.model_status),
+           str(p.lib_status), num(p.model_forward_median_us), num(p.lib_forward_median_us),
+           num(p.ratio_forward), num(p.model_step_median_us), num(p.lib_step_median_us), num(p.ratio_step),
+           num(p.model_metadata_median_us), num(p.lib_metadata_median_us), num(p.model_step_p10_us),
+           num(p.model_step_p90_us), num(p.lib_step_p10_us), num(p.lib_step_p90_us), boolean(p.model_ref_pass),
+           boolean(p.lib_ref_pass)});
+  return t;
 }
 
 }  // namespace
@@ -364,15 +413,10 @@ std::vector<std::string> peer_summary_lines(const PeerComparison& c) {
 
 void write_peer_markdown(std::ostream& os, const PeerComparison& c) {
   os << "## Model vs library\n\n"
-     << "attnbench's kernels against the real libraries on the same cases (`flashinfer_lib`: FlashInfer's "
-        "wrappers, "
-        "modelled by `flashinfer`; `trtllm_lib`: FlashInfer's `trtllm_batch_decode_with_kv_cache`, modelled "
-        "by "
-        "`trtllm_mha`). Latency is attnbench's as a ratio of the library's (model µs / library µs, per layer "
-        "= "
+     << "attnbench's kernels against the real libraries on the same cases (" << library_twins_text(c.catalog)
+     << "). Latency is attnbench's as a ratio of the library's (model µs / library µs, per layer = "
         "`forward_median_us`, step = `init_forward_metadata` + every layer): **a ratio > 1 means attnbench "
-        "is "
-        "slower**.\n\n";
+        "is slower**.\n\n";
   const std::vector<std::string> envs = library_env_lines(c);
   if (envs.empty()) {
     os << "Library environment: not recorded (give the library script's JSON report).\n";
@@ -398,19 +442,20 @@ void write_peer_markdown(std::ostream& os, const PeerComparison& c) {
        << ".\n";
 
   for (const auto& [mb, lb] : backend_pairs(c)) {
-    os << "\n### " << mb << " vs " << lb << "\n\n"
-       << "| case | timing | model µs/layer | library µs/layer | ratio | model step µs | library step µs | "
-          "step ratio "
-          "| library reference check |\n|---|---|---|---|---|---|---|---|---|\n";
+    os << "\n### " << mb << " vs " << lb << "\n\n";
+    table::Table t;
+    for (const char* name : {"case", "timing", "model µs/layer", "library µs/layer", "ratio", "model step µs",
+                             "library step µs", "step ratio", "library reference check"})
+      t.columns.push_back({name});
     for (const PeerPair& p : c.pairs) {
       if (p.model_backend != mb || p.lib_backend != lb) continue;
-      os << "| `" << md(p.case_id) << "` | " << p.timing << " | "
-         << us_cell(p.model_forward_median_us, p.model_status, "%.2f") << " | "
-         << us_cell(p.lib_forward_median_us, p.lib_status, "%.2f") << " | " << ratio_cell(p.ratio_forward)
-         << " | " << us_cell(p.model_step_median_us, p.model_status, "%.1f") << " | "
-         << us_cell(p.lib_step_median_us, p.lib_status, "%.1f") << " | " << ratio_cell(p.ratio_step) << " | "
-         << ref_cell(p.lib_ref_pass) << " |\n";
+      t.add({str("`" + p.case_id + "`"), str(p.timing), str(us_cell(p.model_forward_median_us, p.model_status, "%.2f")),
+             str(us_cell(p.lib_forward_median_us, p.lib_status, "%.2f")), str(ratio_cell(p.ratio_forward)),
+             str(us_cell(p.model_step_median_us, p.model_status, "%.1f")),
+             str(us_cell(p.lib_step_median_us, p.lib_status, "%.1f")), str(ratio_cell(p.ratio_step)),
+             str(ref_cell(p.lib_ref_pass))});
     }
+    table::print_markdown(os, t);
   }
 
   os << "\n### Wrapper memory, modelled vs measured\n";
@@ -424,35 +469,41 @@ void write_peer_markdown(std::ostream& os, const PeerComparison& c) {
     }
     os << "construct phase of `" << md(m.case_id) << "` (" << m.timing
        << "): attnbench's ledger (modelled) vs what the library allocated (measured); difference = library - "
-          "modelled, \"-\" = no such tag on that side.\n\n"
-       << "| tag | kind | modelled bytes | library bytes | difference |\n|---|---|---|---|---|\n";
+          "modelled, \"-\" = no such tag on that side.\n\n";
+    table::Table t;
+    for (const char* name : {"tag", "kind", "modelled bytes", "library bytes", "difference"})
+      t.columns.push_back({name});
     for (const PeerTagLine& l : m.lines)
-      os << "| `" << md(l.tag) << "` | " << l.kind << " | " << bytes_cell(l.model_bytes) << " | "
-         << bytes_cell(l.lib_bytes) << " | " << diff_cell(l.difference()) << " |\n";
-    for (const PeerKindTotal& t : m.totals)
-      os << "| **total " << t.kind << "** | " << t.kind << " | " << bytes_cell(t.model_bytes) << " | "
-         << bytes_cell(t.lib_bytes) << " | " << diff_cell(t.lib_bytes - t.model_bytes) << " |\n";
+      t.add({str("`" + l.tag + "`"), str(l.kind), str(bytes_cell(l.model_bytes)), str(bytes_cell(l.lib_bytes)),
+             str(diff_cell(l.difference()))});
+    for (const PeerKindTotal& t2 : m.totals)
+      t.add({str("**total " + t2.kind + "**"), str(t2.kind), str(bytes_cell(t2.model_bytes)),
+             str(bytes_cell(t2.lib_bytes)), str(diff_cell(t2.lib_bytes - t2.model_bytes))});
+    table::print_markdown(os, t);
   }
 }
 
 void write_peer_table(std::ostream& os, const PeerComparison& c) {
-  std::size_t wc = 7, wm = 5, wl = 7;
-  for (const PeerPair& p : c.pairs) {
-    wc = std::max(wc, p.case_id.size());
-    wm = std::max(wm, p.model_backend.size());
-    wl = std::max(wl, p.lib_backend.size());
-  }
-  os << pad("case_id", wc + 2) << pad("timing", 8) << pad("model", wm + 2) << pad("library", wl + 2)
-     << lpad("model us/layer", 15) << lpad("lib us/layer", 13) << lpad("ratio", 8)
-     << lpad("model step us", 15) << lpad("lib step us", 13) << lpad("step ratio", 11) << "  lib ref\n";
+  table::Table t;
+  t.columns = {{"case_id", Align::left, 7, true},
+               {"timing", Align::left, 8},
+               {"model", Align::left, 5, true},
+               {"library", Align::left, 7, true},
+               {"model us/layer", Align::right, 15},
+               {"lib us/layer", Align::right, 13},
+               {"ratio", Align::right, 8},
+               {"model step us", Align::right, 15},
+               {"lib step us", Align::right, 13},
+               {"step ratio", Align::right, 11},
+               {"lib ref", Align::left, 0, false, 2}};
   for (const PeerPair& p : c.pairs)
-    os << pad(p.case_id, wc + 2) << pad(p.timing, 8) << pad(p.model_backend, wm + 2)
-       << pad(p.lib_backend, wl + 2) << lpad(us_cell(p.model_forward_median_us, p.model_status, "%.2f"), 15)
-       << lpad(us_cell(p.lib_forward_median_us, p.lib_status, "%.2f"), 13)
-       << lpad(ratio_cell(p.ratio_forward), 8)
-       << lpad(us_cell(p.model_step_median_us, p.model_status, "%.1f"), 15)
-       << lpad(us_cell(p.lib_step_median_us, p.lib_status, "%.1f"), 13) << lpad(ratio_cell(p.ratio_step), 11)
-       << "  " << ref_cell(p.lib_ref_pass) << "\n";
+    t.add({str(p.case_id), str(p.timing), str(p.model_backend), str(p.lib_backend),
+           str(us_cell(p.model_forward_median_us, p.model_status, "%.2f")),
+           str(us_cell(p.lib_forward_median_us, p.lib_status, "%.2f")), str(ratio_cell(p.ratio_forward)),
+           str(us_cell(p.model_step_median_us, p.model_status, "%.1f")),
+           str(us_cell(p.lib_step_median_us, p.lib_status, "%.1f")), str(ratio_cell(p.ratio_step)),
+           str(ref_cell(p.lib_ref_pass))});
+  table::print_text(os, t);
   if (!c.library_without_model.empty()) {
     os << "\nlibrary rows without a model row (" << c.library_without_model.size() << "):\n";
     for (const auto& k : c.library_without_model) os << "  " << k << "\n";
@@ -466,16 +517,21 @@ void write_peer_table(std::ostream& os, const PeerComparison& c) {
       continue;
     }
     os << ", " << m.case_id << " " << m.timing << "; difference = library - modelled:\n";
-    std::size_t wt = 5;
-    for (const PeerTagLine& l : m.lines) wt = std::max(wt, l.tag.size());
+    table::Table tags;
+    tags.header = false;
+    tags.columns = {{"tag", Align::left, 5, true, 2},
+                    {"kind", Align::left, 8},
+                    {"modelled bytes", Align::right, 16},
+                    {"library bytes", Align::right, 16},
+                    {"difference", Align::right, 16}};
     for (const PeerTagLine& l : m.lines)
-      os << "  " << pad(l.tag, wt + 2) << pad(l.kind, 8)
-         << lpad(l.model_bytes ? with_commas(*l.model_bytes) : "-", 16)
-         << lpad(l.lib_bytes ? with_commas(*l.lib_bytes) : "-", 16)
-         << lpad(l.difference() ? with_commas(*l.difference()) : "-", 16) << "\n";
-    for (const PeerKindTotal& t : m.totals)
-      os << "  " << pad("total " + t.kind, wt + 2) << pad(t.kind, 8) << lpad(with_commas(t.model_bytes), 16)
-         << lpad(with_commas(t.lib_bytes), 16) << lpad(with_commas(t.lib_bytes - t.model_bytes), 16) << "\n";
+      tags.add({str(l.tag), str(l.kind), str(commas_or_dash(l.model_bytes)), str(commas_or_dash(l.lib_bytes)),
+                str(commas_or_dash(l.difference()))});
+    for (const PeerKindTotal& k : m.totals)  // the totals do not widen the tag column
+      tags.add({str("total " + k.kind), str(k.kind), str(with_commas(k.model_bytes)), str(with_commas(k.lib_bytes)),
+                str(with_commas(k.lib_bytes - k.model_bytes))},
+               false);
+    table::print_text(os, tags);
   }
   for (const std::string& e : library_env_lines(c)) os << "\nlibrary environment: " << e << "\n";
   if (!c.warnings.empty()) {
@@ -487,41 +543,11 @@ void write_peer_table(std::ostream& os, const PeerComparison& c) {
   if (c.summary.empty()) os << "  no library row has a model row of the same case and timing\n";
 }
 
-namespace {
-
-std::string csv_number(const std::optional<double>& v) {
-  if (!v) return "";
-  std::ostringstream os;
-  os << std::setprecision(17) << *v;
-  return os.str();
-}
-
-std::string csv_bool(const std::optional<bool>& v) { return v ? (*v ? "1" : "0") : ""; }
-
-}  // namespace
-
-void write_peer_csv(std::ostream& os, const PeerComparison& c) {
-  os << "case_id,timing,model_backend,library_backend,model_status,library_status,model_forward_median_us,"
-        "library_forward_median_us,ratio_forward,model_step_median_us,library_step_median_us,ratio_step,"
-        "model_metadata_median_us,library_metadata_median_us,model_step_p10_us,model_step_p90_us,library_"
-        "step_p10_us,"
-        "library_step_p90_us,model_ref_pass,library_ref_pass\n";
-  for (const PeerPair& p : c.pairs)
-    os << csv_field(p.case_id) << ',' << csv_field(p.timing) << ',' << csv_field(p.model_backend) << ','
-       << csv_field(p.lib_backend) << ',' << csv_field(p.model_status) << ',' << csv_field(p.lib_status) << ','
-       << csv_number(p.model_forward_median_us) << ',' << csv_number(p.lib_forward_median_us) << ','
-       << csv_number(p.ratio_forward) << ',' << csv_number(p.model_step_median_us) << ','
-       << csv_number(p.lib_step_median_us) << ',' << csv_number(p.ratio_step) << ','
-       << csv_number(p.model_metadata_median_us) << ',' << csv_number(p.lib_metadata_median_us) << ','
-       << csv_number(p.model_step_p10_us) << ',' << csv_number(p.model_step_p90_us) << ','
-       << csv_number(p.lib_step_p10_us) << ',' << csv_number(p.lib_step_p90_us) << ','
-       << csv_bool(p.model_ref_pass) << ',' << csv_bool(p.lib_ref_pass) << '\n';
-}
+void write_peer_csv(std::ostream& os, const PeerComparison& c) { table::print_csv(os, pairs_table(c)); }
 
 void write_peer_json(std::ostream& os, const PeerComparison& c, const std::string& line) {
   using oj = nlohmann::ordered_json;
   const auto num = [](const std::optional<double>& v) { return v ? oj(*v) : oj(); };
-  const auto boolean = [](const std::optional<bool>& v) { return v ? oj(*v) : oj(); };
   const auto bytes = [](const std::optional<std::int64_t>& v) { return v ? oj(*v) : oj(); };
   oj j;
   j["schema"] = "attnbench.peers";
@@ -544,28 +570,7 @@ void write_peer_json(std::ostream& os, const PeerComparison& c, const std::strin
                             {"slow", slow}});
   }
   j["summary_lines"] = peer_summary_lines(c);
-  j["pairs"] = oj::array();
-  for (const PeerPair& p : c.pairs)
-    j["pairs"].push_back({{"case_id", p.case_id},
-                          {"timing", p.timing},
-                          {"model_backend", p.model_backend},
-                          {"library_backend", p.lib_backend},
-                          {"model_status", p.model_status},
-                          {"library_status", p.lib_status},
-                          {"model_forward_median_us", num(p.model_forward_median_us)},
-                          {"library_forward_median_us", num(p.lib_forward_median_us)},
-                          {"ratio_forward", num(p.ratio_forward)},
-                          {"model_step_median_us", num(p.model_step_median_us)},
-                          {"library_step_median_us", num(p.lib_step_median_us)},
-                          {"ratio_step", num(p.ratio_step)},
-                          {"model_metadata_median_us", num(p.model_metadata_median_us)},
-                          {"library_metadata_median_us", num(p.lib_metadata_median_us)},
-                          {"model_step_p10_us", num(p.model_step_p10_us)},
-                          {"model_step_p90_us", num(p.model_step_p90_us)},
-                          {"library_step_p10_us", num(p.lib_step_p10_us)},
-                          {"library_step_p90_us", num(p.lib_step_p90_us)},
-                          {"model_ref_pass", boolean(p.model_ref_pass)},
-                          {"library_ref_pass", boolean(p.lib_ref_pass)}});
+  j["pairs"] = table::to_json(pairs_table(c));
   j["memory"] = oj::array();
   for (const PeerMemory& m : c.memory) {
     oj tags = oj::array(), totals = oj::array();

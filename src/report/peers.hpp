@@ -1,7 +1,7 @@
 // Model vs library: attnbench's backends model SGLang's, with attnbench's own kernels; a separate script runs
 // the real libraries on the same cases and writes rows of the same schema under library backend names
-// (`flashinfer_lib`: FlashInfer's wrappers; `trtllm_lib`: FlashInfer's trtllm_batch_decode_with_kv_cache).
-// This pairs each library row with the row of its model twin (same case_id and timing) and says how far the
+// (the BackendCatalog says which: each backend's library_twin). This pairs each library row with the row of
+// its model twin (same case_id and timing) and says how far the
 // model is from the real thing: latency as model / library (> 1 = attnbench slower), and the construction
 // memory per ledger tag, modelled vs measured. Informational: nothing here is a gate.
 #pragma once
@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "report/compare.hpp"
+#include "report/backend_catalog.hpp"
+#include "report/results_io.hpp"
 
 namespace attnbench {
 
@@ -22,11 +23,6 @@ inline constexpr double kPeerSlowRatio = 1.5;
 
 // A backend name of the library script: it ends with "_lib".
 bool is_library_backend(const std::string& backend);
-
-// The attnbench backend that models library backend `lib`: flashinfer_lib -> flashinfer, trtllm_lib ->
-// trtllm_mha (trtllm_mha_legacy runs the same kernels as trtllm_mha, so it is not paired again). Empty for
-// any other name.
-std::optional<std::string> model_twin_of(const std::string& lib);
 
 // One library row and the row of its model twin. Latency figures are µs; forward is one layer.
 struct PeerPair {
@@ -79,6 +75,7 @@ struct PeerMemory {
 };
 
 struct PeerComparison {
+  BackendCatalog catalog;  // which library backend each model backend has, and what it runs
   double slow_ratio = kPeerSlowRatio;
   std::vector<PeerPair> pairs;                     // in library row order
   std::vector<PeerSummary> summary;                // in order of first appearance in `pairs`
@@ -90,24 +87,33 @@ struct PeerComparison {
 };
 
 // Pairs every library row of `library_rows` with the row of `model_rows` that has the same case_id, timing
-// and the twin backend (model_twin_of). Rows of library_rows that are not library backends are ignored, as
+// and the twin backend (catalog.model_twin_of). Rows of library_rows that are not library backends are ignored, as
 // are model rows of backends without a library counterpart in `library_rows`. When a key occurs twice, the
 // first row wins (the loaders refuse duplicates within one file).
 PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
-                             const std::vector<ResultRow>& library_rows, double slow_ratio = kPeerSlowRatio);
+                             const std::vector<ResultRow>& library_rows, const BackendCatalog& catalog,
+                             double slow_ratio = kPeerSlowRatio);
 
 // Splits rows into (model rows, library rows) by is_library_backend, keeping the order.
 std::pair<std::vector<ResultRow>, std::vector<ResultRow>> split_library_rows(
     const std::vector<ResultRow>& rows);
 
 // Loads a --peers file (load_result_set) and checks that it holds only library rows. Throws InputError
-// "--peers FILE: ..." when it cannot be read or a row's backend is not a library backend.
-ResultSet load_peer_set(const std::string& path);
+// "--peers FILE: ..." when it cannot be read or a row's backend is not a library backend (the message names
+// the catalog's library backends).
+ResultSet load_peer_set(const std::string& path, const BackendCatalog& catalog);
 
-// `attnbench compare` in peer mode: which side holds the model rows. nullopt unless one side is non-empty and
-// all library rows while the other holds at least one model row.
-enum class PeerSide { base_is_model, new_is_model };
-std::optional<PeerSide> detect_peer_mode(const ResultSet& base, const ResultSet& now);
+// `attnbench compare BASE NEW` (the gate): throws InputError saying to pass --peers when exactly one side
+// holds library rows (a model file against a library file is not a regression). Both sides with library
+// rows compare like with like and pass.
+void check_compare_sides(const ResultSet& base, const ResultSet& now, const std::string& base_path,
+                         const std::string& new_path);
+
+// `attnbench compare --peers BASE NEW`: BASE holds the model rows, NEW the library rows. Throws InputError
+// naming --peers when BASE holds no model row (e.g. only library rows: the files swapped) or NEW no library
+// row.
+void check_peer_sides(const ResultSet& base, const ResultSet& now, const std::string& base_path,
+                      const std::string& new_path);
 
 // The environments of the two sides: InputError "compare: ..." when both name a gpu_name and the names
 // differ, unless `allow`; then the difference ("MODEL_SIDE ran on X, LIBRARY_SIDE on Y") is returned as a
@@ -120,7 +126,7 @@ std::vector<std::string> check_peer_environments(const ResultSet& model, const R
 // per (model backend, library backend) with one line per case, and the construction memory per tag.
 void write_peer_markdown(std::ostream& os, const PeerComparison& c);
 
-// The summary lines, one per (model, library, timing), e.g. "flashinfer / flashinfer_lib eager: 12 cases,
+// The summary lines, one per (model, library, timing), e.g. "<model> / <model>_lib eager: 12 cases,
 // forward ratio median 1.08 (min 0.95, max 1.62); 1 above 1.5x: decode/... (1.62)".
 std::vector<std::string> peer_summary_lines(const PeerComparison& c);
 

@@ -2,11 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
-#include "backends/flashinfer_backend.hpp"
-#include "backends/trtllm_mha_backend.hpp"
-#include "device/cpu_device.hpp"
-#include "engine/model_runner.hpp"
+#include "backends/registry.hpp"
 #include "report/results_csv.hpp"
 
 namespace attnbench {
@@ -24,6 +22,14 @@ std::string number(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form, no locale
   return std::string(buf, r.ptr);
+}
+
+// The value of the fact `name` some registered backend derives; std::logic_error when none does (a column
+// of the schema with no backend behind it is a programming error, not an input error).
+const std::string& fact(const DerivedFacts& facts, const std::string& name) {
+  for (const auto& [n, v] : facts)
+    if (n == name) return v;
+  throw std::logic_error("case list: no registered backend derives '" + name + "'");
 }
 
 }  // namespace
@@ -46,15 +52,11 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
   os << "\n";
   std::string timing_list;
   for (const auto& t : timings) timing_list += (timing_list.empty() ? "" : ";") + t;
-  // The backends' constructors decide some columns from the model and the environment; they are asked, on a
-  // CPU device that nothing allocates on here.
-  CpuDevice dev;
   for (const Case& c : cases) {
     const ModelConfig& m = c.model;
-    ModelRunner fi_runner(dev, m, c.server), tr_runner(dev, m, c.server);
-    const std::int64_t fi_ws = FlashInferBackend::float_workspace_bytes(fi_runner);
-    const bool tensor_cores = FlashInferBackend::use_tensor_cores(fi_runner);
-    const std::int64_t tr_ws = TrtllmMhaImpl::workspace_bytes_at_entry(tr_runner);
+    // Columns the backends' constructors decide from the model and the environment, as the registry's
+    // backends derive them (no backend is constructed, nothing is allocated).
+    const DerivedFacts facts = derived_facts(m, c.server);
     std::vector<int> windows;
     for (int l = 0; l < m.num_layers; ++l) windows.push_back(m.layer_sliding_window_size(l));
     const std::vector<std::string> cells = {
@@ -66,8 +68,9 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
         // The layer's float scaling, as the workload sets it (1 / sqrt(head_dim) in float).
         number(static_cast<double>(1.0f / std::sqrt(static_cast<float>(m.head_dim)))),
         std::to_string(c.server.effective_context_len(m)), std::to_string(c.server.max_running_requests),
-        std::to_string(c.server.cuda_graph_max_bs), std::to_string(fi_ws), tensor_cores ? "1" : "0",
-        c.server.env_flashinfer_use_paged ? "1" : "0", std::to_string(tr_ws), timing_list,
+        std::to_string(c.server.cuda_graph_max_bs), fact(facts, "flashinfer_workspace_bytes"),
+        fact(facts, "flashinfer_use_tensor_cores"),
+        c.server.env_flashinfer_use_paged ? "1" : "0", fact(facts, "trtllm_workspace_bytes"), timing_list,
         std::to_string(s.sampling.warmup), std::to_string(s.sampling.min_samples), std::to_string(s.sampling.max_samples),
         number(s.sampling.target_spread_pct), number(s.sampling.time_budget_s), s.flush_l2 ? "1" : "0"};
     for (std::size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];

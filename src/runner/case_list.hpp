@@ -20,8 +20,9 @@ const std::vector<std::string>& case_list_columns();
 // One header line, then one line per case. Per-request and per-layer values are ';'-separated lists:
 // prefix_lens, new_lens (tokens cached before the step / new this step, request by request) and
 // layer_windows (SGLang's layer.sliding_window_size per layer, -1 = full attention). `timings` are the
-// --timing values (eager, graph). Backend-derived values are computed as the backends' constructors do
-// (FlashInfer's float workspace and use_tensor_cores, TRTLLM's zeroed workspace).
+// --timing values (eager, graph). Backend-derived values (FlashInfer's float workspace and use_tensor_cores,
+// TRTLLM's zeroed workspace) are the registry's derived facts of the same names (backends/registry.hpp), computed
+// as the backends' constructors compute them; std::logic_error if no registered backend derives one.
 void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const RunSettings& settings,
                          const std::vector<std::string>& timings);
 

@@ -1,4 +1,5 @@
-// summarize(): percentiles (numpy's default linear interpolation), spread, mean, sample stddev.
+// summarize(): percentiles (numpy's default linear interpolation), spread, mean, sample stddev; and the
+// Mann-Whitney U test against scipy's numbers.
 // Expected values are computed by hand; the comments show the arithmetic.
 #include "core/stats.hpp"
 
@@ -117,6 +118,35 @@ TEST(Stats, NonFiniteSampleIsRejected) {
   const std::vector<double> inf = {1, std::numeric_limits<double>::infinity()};
   EXPECT_THROW(summarize(nan), std::invalid_argument);
   EXPECT_THROW(summarize(inf), std::invalid_argument);
+}
+
+TEST(StatsMannWhitney, MatchesHandComputedExampleWithTies) {
+  // a = {1, 2, 2, 4}, b = {2, 3, 5}: mid-ranks 1, 3, 3, [3], [5], 6, [7] -> R_a = 13, U_a = 13 - 4*5/2 = 3.
+  // mu = 4*3/2 = 6; ties: one group of 3 -> sum(t^3 - t) = 24; var = 4*3/12 * (8 - 24/(7*6)) = 7.428571;
+  // z = -(|3 - 6| - 0.5) / sqrt(7.428571) = -0.917249; p = erfc(0.917249 / sqrt 2) = 0.359012
+  // (scipy.stats.mannwhitneyu(a, b, method="asymptotic") gives 0.3590120537864294).
+  const std::vector<double> a = {1, 2, 2, 4}, b = {2, 3, 5};
+  const MannWhitney r = mann_whitney_u(a, b);
+  EXPECT_DOUBLE_EQ(r.u, 3.0);
+  EXPECT_NEAR(r.z, -0.9172492321316785, 1e-12);
+  EXPECT_NEAR(r.p_value, 0.3590120537864294, 1e-12);
+  // Swapping the sides mirrors U and z, the two-sided p stays.
+  const MannWhitney s = mann_whitney_u(b, a);
+  EXPECT_DOUBLE_EQ(s.u, 4 * 3 - 3.0);
+  EXPECT_NEAR(s.z, 0.9172492321316785, 1e-12);
+  EXPECT_NEAR(s.p_value, r.p_value, 1e-15);
+}
+
+TEST(StatsMannWhitney, NoTiesAndDegenerateInputs) {
+  // {1,2,3} vs {4,5,6}: U = 0, var = 9/12 * 7 = 5.25, z = -(4.5 - 0.5)/sqrt(5.25), p = 0.0808556 (scipy).
+  const std::vector<double> a = {1, 2, 3}, b = {4, 5, 6};
+  EXPECT_NEAR(mann_whitney_u(a, b).p_value, 0.08085559837005224, 1e-12);
+  const std::vector<double> same = {7, 7, 7};
+  EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);  // all tied: no evidence
+  const std::vector<double> empty;
+  EXPECT_THROW(mann_whitney_u(empty, a), std::invalid_argument);
+  const std::vector<double> nan = {1, NAN};
+  EXPECT_THROW(mann_whitney_u(nan, a), std::invalid_argument);
 }
 
 }  // namespace

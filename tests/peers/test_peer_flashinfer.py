@@ -2,7 +2,7 @@
 """scripts/peer_flashinfer.py without a GPU: attnbench's case-list export read back, the sampling policy and
 statistics, the row schema (checked against the header attnbench writes), the step-work formula (checked
 against attnbench's own tb_per_s), bad input (exit 2, one line), and whole runs on a fake backend, whose
-rows `attnbench report --peers` and `attnbench compare` then read as peers.
+rows `attnbench report --peers` and `attnbench compare --peers` then read as peers.
 
 Plain unittest: `python3 tests/peers/test_peer_flashinfer.py` (ctest runs exactly that, with ATTNBENCH_BINARY
 naming the built attnbench)."""
@@ -355,7 +355,7 @@ class FakeRuns(TempDir):
 @unittest.skipUnless(BINARY and os.path.exists(BINARY), "ATTNBENCH_BINARY is not set")
 class PeersInAttnbench(TempDir):
     """A real attnbench run of two smoke cases, fake library rows for the same cases, then attnbench's own
-    `report --peers` and `compare` reading them as peers."""
+    `report --peers` and `compare --peers` reading them as peers."""
 
     def test_report_and_compare_read_fake_peer_rows(self):
         model_csv = os.path.join(self.tmp, "model.csv")
@@ -377,7 +377,7 @@ class PeersInAttnbench(TempDir):
         self.assertEqual(rep.returncode, 0, rep.stderr)
         self.assertIn("Model vs library", rep.stdout)
         self.assertIn("flashinfer_lib", rep.stdout)
-        cmp_ = attnbench("compare", model_csv[:-4] + ".json", peers_json, "--allow-env-mismatch")
+        cmp_ = attnbench("compare", "--peers", model_csv[:-4] + ".json", peers_json, "--allow-env-mismatch")
         self.assertEqual(cmp_.returncode, 0, cmp_.stderr)
         self.assertIn("peer comparison", cmp_.stdout)
 

@@ -1,6 +1,6 @@
 // compare: pairing, the noise-aware latency verdicts (Mann-Whitney with samples, p10-p90 without), the gate
 // (confirmed slowdown, memory growth, correctness, missing rows), refusals (schema, GPU, driver), the
-// writers, and load_result_set on CSV and JSON files.
+// writers, and the committed H200 results against themselves.
 #include "report/compare.hpp"
 
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "report/results_json.hpp"
+#include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
@@ -55,35 +55,6 @@ ResultSet three_row_set() {
   for (const ResultRow& r : s.rows) s.samples[sample_key(r)] = tight(*r.step_median_us);
   s.environment = {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}};
   return s;
-}
-
-TEST(CompareMannWhitney, MatchesHandComputedExampleWithTies) {
-  // a = {1, 2, 2, 4}, b = {2, 3, 5}: mid-ranks 1, 3, 3, [3], [5], 6, [7] -> R_a = 13, U_a = 13 - 4*5/2 = 3.
-  // mu = 4*3/2 = 6; ties: one group of 3 -> sum(t^3 - t) = 24; var = 4*3/12 * (8 - 24/(7*6)) = 7.428571;
-  // z = -(|3 - 6| - 0.5) / sqrt(7.428571) = -0.917249; p = erfc(0.917249 / sqrt 2) = 0.359012
-  // (scipy.stats.mannwhitneyu(a, b, method="asymptotic") gives 0.3590120537864294).
-  const std::vector<double> a = {1, 2, 2, 4}, b = {2, 3, 5};
-  const MannWhitney r = mann_whitney_u(a, b);
-  EXPECT_DOUBLE_EQ(r.u, 3.0);
-  EXPECT_NEAR(r.z, -0.9172492321316785, 1e-12);
-  EXPECT_NEAR(r.p_value, 0.3590120537864294, 1e-12);
-  // Swapping the sides mirrors U and z, the two-sided p stays.
-  const MannWhitney s = mann_whitney_u(b, a);
-  EXPECT_DOUBLE_EQ(s.u, 4 * 3 - 3.0);
-  EXPECT_NEAR(s.z, 0.9172492321316785, 1e-12);
-  EXPECT_NEAR(s.p_value, r.p_value, 1e-15);
-}
-
-TEST(CompareMannWhitney, NoTiesAndDegenerateInputs) {
-  // {1,2,3} vs {4,5,6}: U = 0, var = 9/12 * 7 = 5.25, z = -(4.5 - 0.5)/sqrt(5.25), p = 0.0808556 (scipy).
-  const std::vector<double> a = {1, 2, 3}, b = {4, 5, 6};
-  EXPECT_NEAR(mann_whitney_u(a, b).p_value, 0.08085559837005224, 1e-12);
-  const std::vector<double> same = {7, 7, 7};
-  EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);  // all tied: no evidence
-  const std::vector<double> empty;
-  EXPECT_THROW(mann_whitney_u(empty, a), std::invalid_argument);
-  const std::vector<double> nan = {1, NAN};
-  EXPECT_THROW(mann_whitney_u(nan, a), std::invalid_argument);
 }
 
 TEST(CompareGate, IdenticalSetsPass) {
@@ -362,127 +333,6 @@ TEST(CompareWriters, TableMarkdownCsvJsonCarryVerdictsAndGate) {
   EXPECT_EQ(j["summary"]["verdicts"]["slower"], 1);
 }
 
-// A row with every optional set, so that a round trip covers every column.
-ResultRow full_row(const std::string& backend) {
-  ResultRow r = row(backend, "graph", 100.25, 99.5, 101.75);
-  r.note = "with, \"quotes\"";
-  r.kv_len_mean = 4096.5;
-  r.kv_len_max = 8192;
-  r.prefix_len_mean = 4095.5;
-  r.sliding_window = 1024;
-  r.seed = 1234567890123ULL;
-  r.step_min_us = 98.0;
-  r.step_max_us = 120.0;
-  r.step_spread_pct = 2.25;
-  r.metadata_median_us = 9.5;
-  r.forward_median_us = 15.0;
-  r.tflops = 0.5;
-  r.tb_per_s = 4.25;
-  r.bw_fraction = 0.99;
-  r.ctor_driver_delta_bytes = 536870912;
-  r.graph_state_device_bytes = 2097152;
-  r.capture_device_bytes = 34234;
-  r.capture_pinned_bytes = 0;
-  r.step_peak_device_bytes = 4100;
-  r.ref_rel_l2_err = 0.002;
-  r.ref_mismatch_frac = 0;
-  r.repro = "attnbench run --case-id 'x'";
-  r.samples_us = {99.5, 100.25, 101.75};
-  r.ledger = {{"construct", backend + ".workspace_buffer", "device", 536870912, true, 1}};
-  return r;
-}
-
-// The CSV carries neither raw samples nor the ledger.
-std::vector<ResultRow> without_json_only_fields(std::vector<ResultRow> rows) {
-  for (ResultRow& r : rows) {
-    r.samples_us.clear();
-    r.ledger.clear();
-  }
-  return rows;
-}
-
-TEST(CompareLoad, ReadsCsvAndJsonReportsBack) {
-  test::TempDir d;
-  const std::vector<ResultRow> rows = {full_row("trtllm_mha"), full_row("trtllm_mha_legacy")};
-  {
-    ResultsCsvWriter w(d.file("r.csv"));
-    for (const ResultRow& r : rows) w.write(r);
-  }
-  const ResultSet csv = load_result_set(d.file("r.csv"));
-  EXPECT_EQ(csv.rows, without_json_only_fields(rows));
-  EXPECT_TRUE(csv.samples.empty());
-  EXPECT_TRUE(csv.environment.empty());
-
-  const Environment env = {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}};
-  write_results_json(d.file("r.json"), env, "attnbench run --x", rows);
-  const ResultSet js = load_result_set(d.file("r.json"));
-  EXPECT_EQ(js.rows, rows);  // every column, the raw samples and the ledger
-  EXPECT_EQ(js.environment, env);
-  EXPECT_EQ(js.command, "attnbench run --x");
-  ASSERT_EQ(js.samples.size(), 2u);
-  EXPECT_EQ(js.samples.at(sample_key(rows[1])), rows[1].samples_us);
-
-  // Older reports: no samples_us / ledger keys, ref_pass written as 1 / 0, empty text as null.
-  auto j = nlohmann::json::parse(test::read_file(d.file("r.json")));
-  j["rows"][1].erase("samples_us");
-  j["rows"][1].erase("ledger");
-  j["rows"][1]["ref_pass"] = 1;
-  j["rows"][1]["bitwise_equal_to"] = nullptr;
-  test::write_file(d.file("s.json"), j.dump());
-  const ResultSet s = load_result_set(d.file("s.json"));
-  ASSERT_EQ(s.samples.size(), 1u);
-  EXPECT_TRUE(s.rows[1].samples_us.empty());
-  EXPECT_EQ(s.rows[1].ref_pass, true);
-  EXPECT_EQ(s.rows[1].bitwise_equal_to, "");
-}
-
-TEST(CompareLoad, MalformedJsonIsInputErrorNamingTheFile) {
-  test::TempDir d;
-  write_results_json(d.file("r.json"), {}, "cmd", {full_row("trtllm_mha")});
-  const std::string text = test::read_file(d.file("r.json"));
-  const auto expect_error = [&](const std::string& name, const std::string& content,
-                                const std::string& what) {
-    test::write_file(d.file(name), content);
-    try {
-      load_result_set(d.file(name));
-      ADD_FAILURE() << name << ": expected InputError";
-    } catch (const InputError& e) {
-      const std::string msg = e.what();
-      EXPECT_NE(msg.find(d.file(name)), std::string::npos) << msg;
-      EXPECT_NE(msg.find(what), std::string::npos) << msg;
-    }
-  };
-  expect_error("truncated.json", text.substr(0, text.size() / 2), "not valid JSON");
-
-  auto j = nlohmann::json::parse(text);
-  j["rows"][0].erase("tb_per_s");
-  expect_error("missing.json", j.dump(), "missing column 'tb_per_s'");
-
-  j = nlohmann::json::parse(text);
-  j["rows"][0]["batch"] = "64";
-  expect_error("type.json", j.dump(), "batch \"64\" is not an integer");
-
-  j = nlohmann::json::parse(text);
-  j["rows"][0]["schema_version"] = 2;
-  j["schema_version"] = 1;
-  expect_error("version.json", j.dump(), "schema_version 2, this attnbench reads 1");
-
-  j = nlohmann::json::parse(text);
-  j["rows"][0]["samples_us"] = {1.0, "x"};
-  expect_error("samples.json", j.dump(), "samples_us");
-
-  j = nlohmann::json::parse(text);
-  j["rows"][0]["ledger"][0].erase("bytes");
-  expect_error("ledger.json", j.dump(), "ledger entry");
-
-  j = nlohmann::json::parse(text);
-  j["rows"].push_back(j["rows"][0]);
-  expect_error("dup.json", j.dump(), "two rows for");
-
-  expect_error("memory.json", R"({"schema": "attnbench.memory", "schema_version": 1})", "attnbench.results");
-  EXPECT_THROW(load_result_set(d.file("absent.json")), InputError);
-}
-
 TEST(CompareLoad, CommittedH200ResultsLoadAndCompareWithThemselves) {
   const std::string dir = std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200/";
   const ResultSet csv = load_result_set(dir + "pr-evidence.csv");
@@ -493,6 +343,71 @@ TEST(CompareLoad, CommittedH200ResultsLoadAndCompareWithThemselves) {
   const CompareResult r = compare_results(csv, js);
   EXPECT_FALSE(r.failed);
   EXPECT_EQ(r.pairs.size(), 285u);
+}
+
+// ---- golden outputs: every writer, byte for byte ---------------------------------------------------------
+
+// Every verdict, memory growth and shrink, correctness changes, a row missing in NEW, one only in NEW, an
+// accepted environment difference, a case id with a comma (CSV quoting).
+CompareResult rich_result() {
+  ResultSet base = three_row_set(), now = three_row_set();
+  const auto add = [](ResultSet& s, ResultRow r, bool samples) {
+    if (samples) s.samples[sample_key(r)] = tight(*r.step_median_us);
+    s.rows.push_back(std::move(r));
+  };
+  add(base, row("trtllm_mha_legacy", "eager", 100, 70, 130), false);  // p10-p90, overlapping: ambiguous
+  add(now, row("trtllm_mha_legacy", "eager", 120, 90, 150), false);
+  ResultRow sk = row("trtllm_mha_legacy", "graph", 100, 99, 101);
+  add(base, sk, true);
+  sk.status = "skipped";
+  sk.ref_pass.reset();
+  add(now, sk, false);
+  ResultRow comma = row("odd", "eager", 50, 49, 51);
+  comma.case_id = "decode/odd,case/b=1";
+  add(base, comma, true);  // missing in NEW
+  ResultRow extra = row("extra", "graph", 10, 9, 11);
+  add(now, extra, true);  // only in NEW
+  ResultRow failed = row("flashinfer", "graph", 100, 99, 101);
+  add(base, failed, true);
+  failed.status = "failed";
+  failed.note = "CUDA error, \"illegal\" address";
+  failed.ref_pass.reset();
+  add(now, failed, false);
+  now.samples[sample_key(now.rows[0])] = tight(80);   // flashinfer eager: faster
+  now.samples[sample_key(now.rows[1])] = tight(130);  // trtllm_mha eager: slower, beyond the gate
+  *now.rows[1].ctor_device_bytes += 4096;
+  *now.rows[2].ctor_device_bytes -= 2 << 20;  // graph: same latency, less memory
+  now.rows[2].step_peak_device_bytes = 100;
+  base.rows[2].step_peak_device_bytes = 100;
+  now.rows[2].bitwise_equal_to = "";
+  now.rows[3].ref_pass = false;
+  now.environment = {{"gpu_name", "NVIDIA H100"}, {"driver_version", "13.0"}};
+  CompareOptions opt;
+  opt.allow_env_mismatch = true;
+  return compare_results(base, now, opt);
+}
+
+TEST(CompareGolden, TableMarkdownCsvJson) {
+  const CompareResult r = rich_result();
+  std::ostringstream table, md, csv, js;
+  write_compare_table(table, r);
+  write_compare_markdown(md, r);
+  write_compare_csv(csv, r);
+  write_compare_json(js, r);
+  test::expect_golden("compare.txt", table.str());
+  test::expect_golden("compare.md", md.str());
+  test::expect_golden("compare.csv", csv.str());
+  test::expect_golden("compare.json", js.str());
+
+  const ResultSet s = three_row_set();
+  const CompareResult same = compare_results(s, s);
+  std::ostringstream same_table, same_md, same_csv;
+  write_compare_table(same_table, same);
+  write_compare_markdown(same_md, same);
+  write_compare_csv(same_csv, same);
+  test::expect_golden("compare-same.txt", same_table.str());
+  test::expect_golden("compare-same.md", same_md.str());
+  test::expect_golden("compare-same.csv", same_csv.str());
 }
 
 }  // namespace

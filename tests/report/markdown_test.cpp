@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "support/backend_catalog.hpp"
+#include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
@@ -58,7 +60,7 @@ ResultSet small_set() {
 
 std::string report(const ResultSet& s, const MemoryReport* m, const std::string& cmd) {
   std::ostringstream os;
-  write_markdown_report(os, s, m, cmd);
+  write_markdown_report(os, s, m, cmd, test::standard_catalog());
   return os.str();
 }
 
@@ -149,7 +151,7 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   test::TempDir d;
   {
     std::ofstream out(d.file("m.json"));
-    write_memory_json(out, m);
+    write_memory_json(out, m, test::standard_catalog());
   }
   const MemoryReport back = load_memory_report_json(d.file("m.json"));
   EXPECT_EQ(back.model, "llama-3.1-8b");
@@ -187,6 +189,33 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
     EXPECT_NE(std::string(e.what()).find("kv_bytes_per_token is not an integer"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(MarkdownGolden, FromRowsAndFromMemoryReport) {
+  test::expect_golden("report-rows.md", report(small_set(), nullptr, "attnbench run --config c.toml"));
+  ResultSet s = small_set();
+  s.rows[1].ref_pass = false;
+  s.rows[2].status = "failed";
+  s.rows[2].note = "CUDA error: illegal | address";
+  s.rows[2].ref_pass.reset();
+  s.rows[5].note = "replay vs eager max abs 0.001";
+  s.environment = {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}, {"git_commit", "abc"}};
+  s.command = "attnbench run --from-json";
+  MemoryReport m;
+  m.model = "llama-3.1-8b";
+  m.kv_bytes_per_token = 131072;
+  m.context = {{"model", "llama-3.1-8b"}, {"device", "cuda"}};
+  BackendMemory lean{"trtllm_mha", "lean", {{"construct", 537919492, 0, 0, 537919492, {}}}, ""};
+  BackendMemory legacy{"trtllm_mha_legacy", "legacy", {{"construct", 974438412, 33554432, 0, std::nullopt, {}},
+                                                       {"capture", 34232, 0, 0, std::nullopt, {}}}, ""};
+  BackendMemory failed{"flashinfer", "fi", {}, "out of memory"};
+  m.backends = {lean, legacy, failed};
+  test::expect_golden("report-memory.md", report(s, &m, ""));
+  // Only two backends, no flashinfer: no second ratio column.
+  ResultSet two;
+  for (const ResultRow& r : small_set().rows)
+    if (r.backend != "flashinfer") two.rows.push_back(r);
+  test::expect_golden("report-two.md", report(two, nullptr, ""));
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/backend_catalog.hpp"
+#include "support/golden.hpp"
+
 namespace attnbench {
 namespace {
 
@@ -45,7 +48,7 @@ TEST(MemoryReport, CsvHasOneRowPerAllocationGroup) {
 
 TEST(MemoryReport, JsonParsesAndCarriesPhasesDriverDeltaAndSaving) {
   std::ostringstream os;
-  write_memory_json(os, sample_report());
+  write_memory_json(os, sample_report(), test::standard_catalog());
   const auto j = nlohmann::json::parse(os.str());
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["backends"][1]["phases"][0]["driver_delta_bytes"], 2097152);
@@ -56,9 +59,31 @@ TEST(MemoryReport, JsonParsesAndCarriesPhasesDriverDeltaAndSaving) {
 
 TEST(MemoryReport, TableStatesTheSaving) {
   std::ostringstream os;
-  write_memory_table(os, sample_report());
+  write_memory_table(os, sample_report(), test::standard_catalog());
   EXPECT_NE(os.str().find("What the change saves (trtllm_mha_legacy - trtllm_mha)"), std::string::npos);
   EXPECT_NE(os.str().find("12 KV-cache tokens of m"), std::string::npos);
+}
+
+TEST(MemoryReportGolden, TableCsvJson) {
+  MemoryReport r = sample_report();
+  r.context.emplace_back("empty value", "");
+  r.backends[1].phases.push_back({"capture", 34232, 4096, 0, std::nullopt,
+                                  {{"t.x[bs]", "device", 34232, false, 36}, {"t.none", "device", 0, false, 0},
+                                   {"t.pin", "pinned", 4096, false, 1}}});
+  r.backends.push_back({"flashinfer", "FlashInferAttnBackend", {}, "out of memory"});
+  r.backends.push_back({"short", "x", {}, "e"});
+  std::ostringstream table, csv, js;
+  write_memory_table(table, r, test::standard_catalog());
+  write_memory_csv(csv, r);
+  write_memory_json(js, r, test::standard_catalog());
+  test::expect_golden("memory.txt", table.str());
+  test::expect_golden("memory.csv", csv.str());
+  test::expect_golden("memory.json", js.str());
+  // No model bytes per token: the saving without its KV-token worth.
+  r.kv_bytes_per_token = 0;
+  std::ostringstream no_kv;
+  write_memory_table(no_kv, r, test::standard_catalog());
+  test::expect_golden("memory-no-kv.txt", no_kv.str());
 }
 
 }  // namespace

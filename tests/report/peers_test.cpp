@@ -1,6 +1,6 @@
 // Model vs library: pairing library rows (*_lib) with their model twins, the ratios and their summary (with
 // the cases beyond 1.5x), the construction memory per ledger tag, the Markdown section of `report`, and the
-// CLI: `report --peers`, `compare` in peer mode, and the refusals.
+// CLI: `report --peers`, `compare --peers`, and the refusals.
 #include "report/peers.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,9 @@
 
 #include "core/errors.hpp"
 #include "report/markdown.hpp"
-#include "report/results_json.hpp"
+#include "report/results_io.hpp"
+#include "support/backend_catalog.hpp"
+#include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
@@ -22,6 +24,8 @@ namespace {
 
 using test::run_attnbench;
 using test::TempDir;
+
+const BackendCatalog kCatalog = test::standard_catalog();
 
 const char* kCaseA = "decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16";
 const char* kCaseB = "decode/llama-3.1-8b/L=6/b=8/kv=1024/p=64/bf16";
@@ -62,10 +66,10 @@ TEST(PeersNames, LibrarySuffixAndTwins) {
   EXPECT_FALSE(is_library_backend("trtllm_mha_legacy"));
   EXPECT_FALSE(is_library_backend("_lib"));
   EXPECT_FALSE(is_library_backend("lib_flashinfer"));
-  EXPECT_EQ(model_twin_of("flashinfer_lib"), "flashinfer");
-  EXPECT_EQ(model_twin_of("trtllm_lib"), "trtllm_mha");
-  EXPECT_FALSE(model_twin_of("cudnn_lib"));
-  EXPECT_FALSE(model_twin_of("flashinfer"));
+  EXPECT_EQ(kCatalog.model_twin_of("flashinfer_lib"), "flashinfer");
+  EXPECT_EQ(kCatalog.model_twin_of("trtllm_lib"), "trtllm_mha");
+  EXPECT_FALSE(kCatalog.model_twin_of("cudnn_lib"));
+  EXPECT_FALSE(kCatalog.model_twin_of("flashinfer"));
 }
 
 TEST(PeersPairing, MatchesByCaseTimingAndTwinAndListsTheUnmatched) {
@@ -82,7 +86,7 @@ TEST(PeersPairing, MatchesByCaseTimingAndTwinAndListsTheUnmatched) {
       row(kCaseA, "cudnn_lib", "eager", 1, 10),
       row(kCaseA, "flashinfer", "eager", 1, 1),  // a model row among the library rows: ignored
   };
-  const PeerComparison c = compare_peers(model, lib);
+  const PeerComparison c = compare_peers(model, lib, kCatalog);
   ASSERT_EQ(c.pairs.size(), 3u);
   const PeerPair* fe = find_pair(c, kCaseA, "flashinfer_lib", "eager");
   const PeerPair* fg = find_pair(c, kCaseA, "flashinfer_lib", "graph");
@@ -106,7 +110,7 @@ TEST(PeersPairing, MatchesByCaseTimingAndTwinAndListsTheUnmatched) {
 
 TEST(PeersPairing, RatiosAreModelOverLibrary) {
   const PeerComparison c = compare_peers({row(kCaseA, "flashinfer", "eager", 30, 400)},
-                                         {row(kCaseA, "flashinfer_lib", "eager", 20, 250)});
+                                         {row(kCaseA, "flashinfer_lib", "eager", 20, 250)}, kCatalog);
   ASSERT_EQ(c.pairs.size(), 1u);
   const PeerPair& p = c.pairs[0];
   ASSERT_TRUE(p.ratio_forward && p.ratio_step);
@@ -123,7 +127,7 @@ TEST(PeersPairing, RatiosAreModelOverLibrary) {
   // A missing or zero library figure gives no ratio (never inf).
   ResultRow lib = row(kCaseA, "flashinfer_lib", "eager", 0, 250);
   lib.step_median_us.reset();
-  const PeerComparison z = compare_peers({row(kCaseA, "flashinfer", "eager", 30, 400)}, {lib});
+  const PeerComparison z = compare_peers({row(kCaseA, "flashinfer", "eager", 30, 400)}, {lib}, kCatalog);
   ASSERT_EQ(z.pairs.size(), 1u);
   EXPECT_FALSE(z.pairs[0].ratio_forward);
   EXPECT_FALSE(z.pairs[0].ratio_step);
@@ -137,7 +141,7 @@ TEST(PeersPairing, RowsNotOkArePairedWithTheirStatusesAndNoRatio) {
   const PeerComparison c = compare_peers(
       {row(kCaseA, "trtllm_mha", "eager", 30, 300), failed, row(kCaseA, "flashinfer", "eager", 30, 300)},
       {skipped, row(kCaseA, "flashinfer_lib", "graph", 20, 200),
-       row(kCaseA, "flashinfer_lib", "eager", 20, 200)});
+       row(kCaseA, "flashinfer_lib", "eager", 20, 200)}, kCatalog);
   ASSERT_EQ(c.pairs.size(), 3u);
   const PeerPair* s = find_pair(c, kCaseA, "trtllm_lib", "eager");
   const PeerPair* f = find_pair(c, kCaseA, "flashinfer_lib", "graph");
@@ -170,7 +174,7 @@ TEST(PeersSummary, MedianMinMaxAndTheCasesBeyondOneAndAHalf) {
   }
   model.push_back(row("c/g", "flashinfer", "graph", 30, 100));
   lib.push_back(row("c/g", "flashinfer_lib", "graph", 10, 100));
-  const PeerComparison c = compare_peers(model, lib);
+  const PeerComparison c = compare_peers(model, lib, kCatalog);
   ASSERT_EQ(c.summary.size(), 2u);
   const PeerSummary& e = c.summary[0];
   EXPECT_EQ(e.timing, "eager");
@@ -221,7 +225,7 @@ TEST(PeersMemory, PerTagDifferencesWithTagsMissingOnEitherSide) {
       entry("flashinfer.decode_wrappers[0].pin_memory_int_workspace", "pinned", 8388608),
       entry("flashinfer.prefill_wrapper_ragged.int_workspace", "device", 1000),  // measured only
   };
-  const PeerComparison c = compare_peers({m1, m2}, {l1, l2});
+  const PeerComparison c = compare_peers({m1, m2}, {l1, l2}, kCatalog);
   ASSERT_EQ(c.memory.size(), 1u);
   const PeerMemory& pm = c.memory[0];
   EXPECT_EQ(pm.case_id, kCaseB);
@@ -275,7 +279,7 @@ TEST(PeersMemory, PerTagDifferencesWithTagsMissingOnEitherSide) {
 
 TEST(PeersMemory, WithoutLedgersTheSectionAsksForTheJsonReports) {
   const PeerComparison c = compare_peers({row(kCaseA, "trtllm_mha", "eager", 30, 400)},
-                                         {row(kCaseA, "trtllm_lib", "eager", 20, 250)});
+                                         {row(kCaseA, "trtllm_lib", "eager", 20, 250)}, kCatalog);
   ASSERT_EQ(c.memory.size(), 1u);
   EXPECT_TRUE(c.memory[0].case_id.empty());
   EXPECT_TRUE(c.memory[0].lines.empty());
@@ -303,7 +307,7 @@ ResultSet library_set() {
 
 std::string report(const ResultSet& s, const std::vector<ResultSet>& peers = {}) {
   std::ostringstream os;
-  write_markdown_report(os, s, nullptr, "", peers);
+  write_markdown_report(os, s, nullptr, "", kCatalog, peers);
   return os.str();
 }
 
@@ -356,32 +360,51 @@ TEST(PeersLoad, PeerFilesMustHoldLibraryRowsOnly) {
   TempDir d;
   write_results_json(d.file("lib.json"), library_set().environment, "bench_libraries.py", library_set().rows);
   write_results_json(d.file("model.json"), model_set().environment, "attnbench run", model_set().rows);
-  const ResultSet ok = load_peer_set(d.file("lib.json"));
+  const ResultSet ok = load_peer_set(d.file("lib.json"), kCatalog);
   ASSERT_EQ(ok.rows.size(), 2u);
   EXPECT_EQ(ok.rows[0].backend, "flashinfer_lib");
   EXPECT_EQ(ok.rows[0].ledger.size(), 1u);
   try {
-    load_peer_set(d.file("model.json"));
+    load_peer_set(d.file("model.json"), kCatalog);
     FAIL() << "a model file was accepted as --peers";
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.rfind("--peers " + d.file("model.json"), 0), 0u) << what;
     EXPECT_TRUE(has(what, "'flashinfer'")) << what;
   }
-  EXPECT_THROW(load_peer_set(d.file("missing.json")), InputError);
+  EXPECT_THROW(load_peer_set(d.file("missing.json"), kCatalog), InputError);
 }
 
-TEST(PeersMode, DetectedOnlyWhenOneSideIsAllLibrary) {
+TEST(PeersMode, CompareRefusesLibraryRowsOnOneSideWithoutPeersAndWrongSidesWithIt) {
   const ResultSet m = model_set(), l = library_set();
   ResultSet merged = m;
   merged.rows.push_back(l.rows[0]);
-  EXPECT_EQ(detect_peer_mode(m, l), PeerSide::base_is_model);
-  EXPECT_EQ(detect_peer_mode(l, m), PeerSide::new_is_model);
-  EXPECT_EQ(detect_peer_mode(merged, l), PeerSide::base_is_model);
-  EXPECT_FALSE(detect_peer_mode(m, m));
-  EXPECT_FALSE(detect_peer_mode(m, merged));
-  EXPECT_FALSE(detect_peer_mode(l, l));
-  EXPECT_FALSE(detect_peer_mode(m, ResultSet{}));
+  // Without --peers: library rows on exactly one side are an error that says to pass --peers.
+  EXPECT_NO_THROW(check_compare_sides(m, m, "m", "m"));
+  EXPECT_NO_THROW(check_compare_sides(l, l, "l", "l"));  // like with like
+  EXPECT_NO_THROW(check_compare_sides(merged, merged, "a", "b"));
+  for (const auto& [base, now] : {std::pair{m, l}, std::pair{l, m}, std::pair{m, merged}}) {
+    try {
+      check_compare_sides(base, now, "base.json", "new.json");
+      ADD_FAILURE() << "library rows on one side were accepted without --peers";
+    } catch (const InputError& e) {
+      EXPECT_TRUE(has(e.what(), "pass --peers")) << e.what();
+      EXPECT_TRUE(has(e.what(), "library rows")) << e.what();
+    }
+  }
+  // With --peers: BASE holds the model rows, NEW the library rows, as given.
+  EXPECT_NO_THROW(check_peer_sides(m, l, "m", "l"));
+  EXPECT_NO_THROW(check_peer_sides(merged, l, "m", "l"));
+  try {
+    check_peer_sides(l, m, "lib.json", "model.json");
+    ADD_FAILURE() << "an all-library BASE was accepted";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(has(e.what(), "--peers")) << e.what();
+    EXPECT_TRUE(has(e.what(), "lib.json")) << e.what();
+    EXPECT_TRUE(has(e.what(), "only library rows")) << e.what();
+  }
+  EXPECT_THROW(check_peer_sides(m, m, "m", "m2"), InputError);  // NEW without a library row
+  EXPECT_THROW(check_peer_sides(ResultSet{}, l, "empty", "l"), InputError);
 }
 
 // ---- the binary ------------------------------------------------------------------------------------------
@@ -396,20 +419,20 @@ struct PeerFiles {
   }
 };
 
-TEST(PeersCli, CompareSwitchesToPeerModeAndExitsZero) {
+TEST(PeersCli, CompareWithPeersComparesModelWithLibraryAndExitsZero) {
   PeerFiles f;
-  const auto t = run_attnbench("compare " + f.model + " " + f.lib, f.d);
+  const auto t = run_attnbench("compare --peers " + f.model + " " + f.lib, f.d);
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_EQ(t.out.rfind("peer comparison: model rows of BASE vs library rows of NEW\n", 0), 0u) << t.out;
   EXPECT_TRUE(has(t.out, "flashinfer / flashinfer_lib eager: 1 case, per-layer ratio median 3.000")) << t.out;
   EXPECT_FALSE(has(t.out, "compare: PASS")) << t.out;  // not the regression gate
 
-  const auto r = run_attnbench("compare " + f.lib + " " + f.model + " --format md", f.d);
+  const auto r = run_attnbench("compare " + f.model + " " + f.lib + " --peers --format md", f.d);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("peer comparison: model rows of NEW vs library rows of BASE\n", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("peer comparison: model rows of BASE vs library rows of NEW\n", 0), 0u) << r.out;
   EXPECT_TRUE(has(r.out, "## Model vs library")) << r.out;
 
-  const auto j = run_attnbench("compare " + f.model + " " + f.lib + " --format json", f.d);
+  const auto j = run_attnbench("compare --peers " + f.model + " " + f.lib + " --format json", f.d);
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const nlohmann::json doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["schema"], "attnbench.peers");
@@ -418,7 +441,7 @@ TEST(PeersCli, CompareSwitchesToPeerModeAndExitsZero) {
   EXPECT_DOUBLE_EQ(doc["pairs"][1]["ratio_forward"].get<double>(), 1.25);
   EXPECT_EQ(doc["library_environments"][0]["flashinfer_version"], "0.2.14");
 
-  const auto c = run_attnbench("compare " + f.model + " " + f.lib + " --format csv", f.d);
+  const auto c = run_attnbench("compare --peers " + f.model + " " + f.lib + " --format csv", f.d);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out.rfind("case_id,timing,model_backend,library_backend,", 0), 0u) << c.out;
   EXPECT_TRUE(has(c.out, std::string(kCaseA) + ",eager,trtllm_mha,trtllm_lib,ok,ok,20,16,1.25,300,240,1.25,"))
@@ -426,14 +449,32 @@ TEST(PeersCli, CompareSwitchesToPeerModeAndExitsZero) {
   EXPECT_TRUE(has(c.err, "peer comparison: model rows of BASE vs library rows of NEW")) << c.err;
 }
 
+TEST(PeersCli, CompareWithoutPeersOrWithSwappedSidesIsAnError) {
+  PeerFiles f;
+  // Library rows on one side without --peers: exit 2, one line saying to pass --peers; nothing on stdout.
+  for (const std::string& args : {f.model + " " + f.lib, f.lib + " " + f.model}) {
+    const auto r = run_attnbench("compare " + args, f.d);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_TRUE(has(r.err, "pass --peers")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  // --peers with the library file as BASE: exit 2 naming the option and the file.
+  const auto s = run_attnbench("compare --peers " + f.lib + " " + f.model, f.d);
+  EXPECT_EQ(s.exit_code, 2) << s.out;
+  EXPECT_TRUE(has(s.err, "--peers")) << s.err;
+  EXPECT_TRUE(has(s.err, f.lib)) << s.err;
+  EXPECT_TRUE(s.out.empty()) << s.out;
+}
+
 TEST(PeersCli, CompareRefusesDifferentGpusUnlessAllowed) {
   PeerFiles f;
-  const auto r = run_attnbench("compare " + f.model + " " + f.lib_h100, f.d);
+  const auto r = run_attnbench("compare --peers " + f.model + " " + f.lib_h100, f.d);
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_TRUE(has(r.err, "BASE ran on NVIDIA H200, NEW on NVIDIA H100")) << r.err;
   EXPECT_TRUE(has(r.err, "--allow-env-mismatch")) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  const auto a = run_attnbench("compare " + f.model + " " + f.lib_h100 + " --allow-env-mismatch", f.d);
+  const auto a = run_attnbench("compare --peers " + f.model + " " + f.lib_h100 + " --allow-env-mismatch", f.d);
   EXPECT_EQ(a.exit_code, 0) << a.err;
   EXPECT_TRUE(has(a.out, "BASE ran on NVIDIA H200, NEW on NVIDIA H100")) << a.out;
 }
@@ -463,6 +504,63 @@ TEST(PeersCli, ReportWithPeersAddsTheSectionAndRefusesModelFiles) {
   EXPECT_TRUE(has(bad.err, "not a library backend")) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   EXPECT_TRUE(bad.out.empty()) << bad.out;
+}
+
+// ---- golden outputs --------------------------------------------------------------------------------------
+
+// Ratios above and below 1.5x, rows not ok, ledgers with tags on one side only and a kind disagreement, a
+// pair without ledgers, unmatched rows on both sides, a library row without a twin, two environments.
+PeerComparison rich_peers() {
+  ResultRow m1 = row(kCaseA, "flashinfer", "eager", 30, 400), l1 = row(kCaseA, "flashinfer_lib", "eager", 10, 250);
+  m1.ledger = {entry("flashinfer.workspace_buffer", "device", 402653184),
+               entry("flashinfer.decode_wrappers[0].int_workspace", "device", 8388608),
+               entry("fi.pin", "pinned", 8388608), entry("fi.x", "device", 16388),
+               entry("flashinfer.cuda_graph_kv_indices", "device", 777, "graph_state")};
+  l1.ledger = {entry("flashinfer.workspace_buffer", "device", 402653184),
+               entry("flashinfer.decode_wrappers[0].int_workspace", "device", 8388608 + 4096),
+               entry("fi.pin", "device", 8388608), entry("ragged", "device", 1000)};
+  ResultRow m2 = row(kCaseB, "flashinfer", "graph", 12, 100), l2 = row(kCaseB, "flashinfer_lib", "graph", 11, 90);
+  ResultRow m3 = row(kCaseA, "trtllm_mha", "eager", 20, 300), l3 = row(kCaseA, "trtllm_lib", "eager", 16, 240);
+  ResultRow m4 = row(kCaseB, "trtllm_mha", "eager", 20, 300), l4 = row(kCaseB, "trtllm_lib", "eager", 16, 240);
+  l4.status = "skipped";
+  l4.ref_pass.reset();
+  ResultRow m5 = row(kCaseC, "trtllm_mha", "eager", 5, 50);  // no library row
+  ResultRow l6 = row(kCaseC, "flashinfer_lib", "eager", 5, 50);  // no model row
+  ResultRow l7 = row(kCaseA, "cudnn_lib", "eager", 1, 10);       // no twin
+  l3.ref_pass = false;
+  PeerComparison c = compare_peers({m1, m2, m3, m4, m5}, {l1, l2, l3, l4, l6, l7}, kCatalog);
+  c.library_environments = {library_set().environment, {{"gpu_name", "NVIDIA H100"}, {"driver_version", "570"}}};
+  c.warnings = {"attnbench ran on NVIDIA H200, the library on NVIDIA H100"};
+  return c;
+}
+
+TEST(PeersGolden, TableMarkdownCsvJson) {
+  const PeerComparison c = rich_peers();
+  std::ostringstream table, md, csv, js;
+  write_peer_table(table, c);
+  write_peer_markdown(md, c);
+  write_peer_csv(csv, c);
+  write_peer_json(js, c, "peer comparison: model rows of BASE vs library rows of NEW");
+  test::expect_golden("peers.txt", table.str());
+  test::expect_golden("peers.md", md.str());
+  test::expect_golden("peers.csv", csv.str());
+  test::expect_golden("peers.json", js.str());
+
+  const PeerComparison empty = compare_peers(model_set().rows, {}, kCatalog);
+  std::ostringstream et, em;
+  write_peer_table(et, empty);
+  write_peer_markdown(em, empty);
+  test::expect_golden("peers-empty.txt", et.str());
+  test::expect_golden("peers-empty.md", em.str());
+}
+
+TEST(PeersGolden, ReportWithPeers) {
+  ResultSet merged = model_set();
+  for (const ResultRow& r : library_set().rows) merged.rows.push_back(r);
+  merged.environment.emplace_back("flashinfer_version", "0.2.14");
+  ResultSet other = library_set();
+  other.environment = {{"gpu_name", "NVIDIA H100"}};
+  test::expect_golden("report-peers.md", report(merged, {other}));
 }
 
 }  // namespace

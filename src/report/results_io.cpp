@@ -1,4 +1,4 @@
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 
 #include "core/csv_reading.hpp"
 
@@ -7,16 +7,21 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <iomanip>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "core/errors.hpp"
 
 namespace attnbench {
+
 
 namespace {
 
@@ -364,6 +369,211 @@ std::string csv_field(const std::string& s) {
     out += c;
   }
   return out + '"';
+}
+
+std::string sample_key(const ResultRow& row) { return row.case_id + "|" + row.backend + "|" + row.timing; }
+
+// ---- JSON ---------------------------------------------------------------------------------------------
+void write_results_json(const std::string& path, const Environment& env, const std::string& command,
+                        const std::vector<ResultRow>& rows) {
+  nlohmann::ordered_json j;
+  j["schema"] = "attnbench.results";
+  j["schema_version"] = kResultsSchemaVersion;
+  nlohmann::ordered_json e = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : env) e[k] = v;
+  j["environment"] = e;
+  j["command"] = command;
+  j["rows"] = nlohmann::ordered_json::array();
+  const auto& cols = results_csv_columns();
+  for (const ResultRow& r : rows) {
+    nlohmann::ordered_json o;
+    const std::vector<ResultCell> cells = result_row_cells(r);
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+              o[cols[c]] = nullptr;
+            else
+              o[cols[c]] = v;
+          },
+          cells[c]);
+    o["samples_us"] = r.samples_us;
+    o["ledger"] = nlohmann::ordered_json::array();
+    for (const auto& g : r.ledger)
+      o["ledger"].push_back({{"phase", g.phase}, {"tag", g.tag}, {"kind", g.kind}, {"bytes", g.bytes}, {"shared", g.shared},
+                             {"count", g.count}});
+    j["rows"].push_back(o);
+  }
+  std::ofstream f(path);
+  if (!f) throw InputError("--json: cannot write '" + path + "'");
+  f << std::setw(2) << j << "\n";
+}
+
+// ---- reading JSON, and either format ----------------------------------------------------------------
+
+namespace {
+
+using json = nlohmann::ordered_json;  // keeps the environment in file order
+
+// A JSON value as the typed cell of a column of kind `kind` (results_csv's one column table decides the
+// kinds); what the value should have been when it does not fit. Reports written before the typed writer
+// stored empty text as null and ref_pass as 1 / 0: both are still read.
+std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
+  switch (kind) {
+    case CellKind::text:
+      if (v.is_null()) return ResultCell{};
+      if (v.is_string()) return ResultCell{v.get<std::string>()};
+      return std::string("text or null");
+    case CellKind::integer:
+    case CellKind::unsigned_integer:
+      if (v.is_number_integer() && (kind == CellKind::integer || v.get<std::int64_t>() >= 0))
+        return ResultCell{v.get<std::int64_t>()};
+      return std::string(kind == CellKind::integer ? "an integer in int range" : "a non-negative integer");
+    case CellKind::real_or_empty:
+      if (v.is_null()) return ResultCell{};
+      if (v.is_number()) return ResultCell{v.get<double>()};
+      return std::string("a number or null");
+    case CellKind::integer_or_empty:
+      if (v.is_null()) return ResultCell{};
+      if (v.is_number_integer()) return ResultCell{v.get<std::int64_t>()};
+      return std::string("an integer or null");
+    case CellKind::bool_or_empty:
+      if (v.is_null()) return ResultCell{};
+      if (v.is_boolean()) return ResultCell{v.get<bool>()};
+      if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1))
+        return ResultCell{v.get<std::int64_t>() == 1};
+      return std::string("true, false, 1, 0 or null");
+  }
+  return std::string("a known column kind");
+}
+
+std::string version_error(const std::string& path, const std::string& version) {
+  return "results " + path + ": schema_version " + version + ", this attnbench reads " +
+         std::to_string(kResultsSchemaVersion);
+}
+
+ResultSet load_json(const std::string& path, const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError("results " + path + ": not valid JSON (byte " + std::to_string(e.byte) +
+                     (e.byte >= text.size() ? ": the file ends early, truncated?" : "") + ")");
+  }
+  if (!j.is_object())
+    throw InputError("results " + path + ": not an attnbench results report (not a JSON object)");
+  if (j.contains("schema") && j["schema"] != "attnbench.results")
+    throw InputError("results " + path + ": schema " + j["schema"].dump() +
+                     ", expected \"attnbench.results\"");
+  if (j.contains("schema_version") && j["schema_version"] != kResultsSchemaVersion)
+    throw InputError(version_error(path, j["schema_version"].dump()));
+  if (!j.contains("rows") || !j["rows"].is_array())
+    throw InputError("results " + path + ": no \"rows\" array");
+
+  ResultSet set;
+  if (j.contains("environment")) {
+    if (!j["environment"].is_object())
+      throw InputError("results " + path + ": \"environment\" is not an object");
+    for (const auto& [k, v] : j["environment"].items())
+      set.environment.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  if (j.contains("command") && j["command"].is_string()) set.command = j["command"].get<std::string>();
+
+  std::size_t index = 0;
+  for (const json& o : j["rows"]) {
+    const std::string where = "results " + path + ": row " + std::to_string(index++);
+    if (!o.is_object()) throw InputError(where + ": not an object");
+    ResultRow row;
+    // The version first: a row of another version may hold anything in its other columns.
+    const auto& names = results_csv_columns();
+    const auto& kinds = results_column_kinds();
+    for (std::size_t c = 0; c < names.size(); ++c) {
+      if (!o.contains(names[c])) throw InputError(where + ": missing column '" + names[c] + "'");
+      const auto cell = json_cell(o[names[c]], kinds[c]);
+      if (std::holds_alternative<std::string>(cell) || !set_result_cell(row, c, std::get<ResultCell>(cell)))
+        throw InputError(where + ": " + names[c] + " " + o[names[c]].dump() + " is not " +
+                         (std::holds_alternative<std::string>(cell) ? std::get<std::string>(cell) : "in range"));
+      if (c == 0 && row.schema_version != kResultsSchemaVersion)
+        throw InputError(version_error(path, std::to_string(row.schema_version)));
+    }
+    if (o.contains("samples_us") && !o["samples_us"].is_null()) {
+      const json& s = o["samples_us"];
+      if (!s.is_array()) throw InputError(where + ": samples_us is not an array");
+      row.samples_us.reserve(s.size());
+      for (const json& x : s) {
+        if (!x.is_number()) throw InputError(where + ": samples_us holds " + x.dump() + ", not a number");
+        row.samples_us.push_back(x.get<double>());
+      }
+      if (!row.samples_us.empty()) set.samples[sample_key(row)] = row.samples_us;
+    }
+    if (o.contains("ledger") && !o["ledger"].is_null()) {
+      const json& l = o["ledger"];
+      if (!l.is_array()) throw InputError(where + ": ledger is not an array");
+      for (const json& g : l) {
+        const bool well_formed =
+            g.is_object() && g.contains("phase") && g["phase"].is_string() && g.contains("tag") &&
+            g["tag"].is_string() && g.contains("kind") && g["kind"].is_string() && g.contains("bytes") &&
+            g["bytes"].is_number_integer() && (!g.contains("shared") || g["shared"].is_boolean()) &&
+            (!g.contains("count") || g["count"].is_number_integer());
+        if (!well_formed)
+          throw InputError(where + ": ledger entry " + g.dump() +
+                           " is not {phase, tag, kind: text, bytes: integer, shared: bool, count: integer}");
+        ResultRow::LedgerGroup lg;
+        lg.phase = g["phase"].get<std::string>();
+        lg.tag = g["tag"].get<std::string>();
+        lg.kind = g["kind"].get<std::string>();
+        lg.bytes = g["bytes"].get<std::int64_t>();
+        lg.shared = g.value("shared", false);
+        lg.count = g.value("count", 0);
+        row.ledger.push_back(std::move(lg));
+      }
+    }
+    set.rows.push_back(std::move(row));
+  }
+  return set;
+}
+
+// The whole file as text; InputError "results PATH: cannot read" when it cannot be opened.
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("results " + path + ": cannot read");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& prefix) {
+  std::set<std::string> seen;
+  for (const ResultRow& r : rows)
+    if (!seen.insert(sample_key(r)).second) throw InputError(prefix + ": two rows for " + sample_key(r));
+}
+
+ResultSet read_results_json(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + path + ": is a directory");
+  return load_json(path, read_text(path));
+}
+
+ResultSet load_result_set(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + path + ": is a directory");
+  const std::string ext = std::filesystem::path(path).extension().string();
+  ResultSet set;
+  if (ext == ".csv") {
+    set.rows = read_results_csv(path);
+  } else {
+    const std::string text = read_text(path);
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (ext == ".json" || (first != std::string::npos && text[first] == '{')) {
+      set = load_json(path, text);
+    } else {
+      set.rows = read_results_csv(path);
+    }
+  }
+  check_unique_keys(set.rows, "results " + path);
+  return set;
 }
 
 }  // namespace attnbench

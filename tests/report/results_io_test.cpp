@@ -1,8 +1,11 @@
-// The results CSV: golden header, cell formatting, bit-exact write -> read round trip, flushing after each
-// row, and the reader's errors (schema version, missing column, bad number).
-#include "report/results_csv.hpp"
+// Results I/O. The CSV: golden header, cell formatting, bit-exact write -> read round trip, flushing after
+// each row, and the reader's errors (schema version, missing column, bad number). The JSON report: typed
+// rows, exact bytes, read back with every column, the raw samples and the ledger, and its reader's errors.
+#include "report/results_io.hpp"
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <bit>
 #include <cmath>
@@ -14,6 +17,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "support/golden.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -329,6 +334,176 @@ TEST_F(ResultsCsvFiles, LineFeedInTextCannotBeReadBack) {
   ResultsCsvWriter(p).write(r);
   EXPECT_NE(slurp(p).find("\"first line\nsecond line\""), std::string::npos);
   EXPECT_EQ(read_error(p), "results " + p + " line 2: unterminated quoted field");
+}
+
+TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
+  test::TempDir d;
+  ResultRow a;
+  a.case_id = "decode/tiny/b=1/kv=8/p=16/bf16";
+  a.backend = "trtllm_mha";
+  a.status = "ok";
+  a.note = "with, \"quotes\"";
+  a.seed = 7;
+  a.step_median_us = 12.5;
+  a.ref_pass = true;
+  a.ctor_device_bytes = 537919492;
+  ResultRow b = a;
+  b.backend = "flashinfer";
+  b.step_median_us.reset();
+  b.ref_pass = false;
+  write_results_json(d.file("r.json"), {{"gpu_name", "X"}, {"copy_bandwidth_bytes_per_s", "1e12"}}, "attnbench run --x",
+                     {a, b});
+  const auto j = nlohmann::json::parse(test::read_file(d.file("r.json")));
+  EXPECT_EQ(j["schema_version"], kResultsSchemaVersion);
+  EXPECT_EQ(j["environment"]["gpu_name"], "X");
+  EXPECT_EQ(j["command"], "attnbench run --x");
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][0].size(), results_csv_columns().size() + 2) << "the columns, samples_us and ledger";
+  EXPECT_EQ(j["rows"][0]["note"], "with, \"quotes\"");
+  EXPECT_EQ(j["rows"][0]["step_median_us"], 12.5);
+  EXPECT_EQ(j["rows"][0]["ctor_device_bytes"], 537919492);
+  EXPECT_EQ(j["rows"][0]["ref_pass"], true);
+  EXPECT_EQ(j["rows"][0]["seed"], 7);
+  EXPECT_TRUE(j["rows"][1]["step_median_us"].is_null());
+  EXPECT_EQ(j["rows"][1]["ref_pass"], false);
+  EXPECT_TRUE(j["rows"][1]["tflops"].is_null());
+}
+
+// A row with every optional set, so that a round trip covers every column.
+ResultRow report_row(const std::string& backend) {
+  ResultRow r = test::llama_row("decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16", backend, "graph");
+  r.q_tokens = 64;
+  r.samples = 30;
+  r.step_median_us = 100.25;
+  r.step_p10_us = 99.5;
+  r.step_p90_us = 101.75;
+  r.ctor_device_bytes = 537919492;
+  r.ctor_pinned_bytes = 0;
+  r.ref_max_abs_err = 1e-3;
+  r.bitwise_equal_to = backend == "trtllm_mha" ? "trtllm_mha_legacy" : "";
+  r.note = "with, \"quotes\"";
+  r.kv_len_mean = 4096.5;
+  r.kv_len_max = 8192;
+  r.prefix_len_mean = 4095.5;
+  r.sliding_window = 1024;
+  r.seed = 1234567890123ULL;
+  r.step_min_us = 98.0;
+  r.step_max_us = 120.0;
+  r.step_spread_pct = 2.25;
+  r.metadata_median_us = 9.5;
+  r.forward_median_us = 15.0;
+  r.tflops = 0.5;
+  r.tb_per_s = 4.25;
+  r.bw_fraction = 0.99;
+  r.ctor_driver_delta_bytes = 536870912;
+  r.graph_state_device_bytes = 2097152;
+  r.capture_device_bytes = 34234;
+  r.capture_pinned_bytes = 0;
+  r.step_peak_device_bytes = 4100;
+  r.ref_rel_l2_err = 0.002;
+  r.ref_mismatch_frac = 0;
+  r.repro = "attnbench run --case-id 'x'";
+  r.samples_us = {99.5, 100.25, 101.75};
+  r.ledger = {{"construct", backend + ".workspace_buffer", "device", 536870912, true, 1}};
+  return r;
+}
+
+// The CSV carries neither raw samples nor the ledger.
+std::vector<ResultRow> without_json_only_fields(std::vector<ResultRow> rows) {
+  for (ResultRow& r : rows) {
+    r.samples_us.clear();
+    r.ledger.clear();
+  }
+  return rows;
+}
+
+TEST(ResultsLoad, ReadsCsvAndJsonReportsBack) {
+  test::TempDir d;
+  const std::vector<ResultRow> rows = {report_row("trtllm_mha"), report_row("trtllm_mha_legacy")};
+  {
+    ResultsCsvWriter w(d.file("r.csv"));
+    for (const ResultRow& r : rows) w.write(r);
+  }
+  const ResultSet csv = load_result_set(d.file("r.csv"));
+  EXPECT_EQ(csv.rows, without_json_only_fields(rows));
+  EXPECT_TRUE(csv.samples.empty());
+  EXPECT_TRUE(csv.environment.empty());
+
+  const Environment env = {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}};
+  write_results_json(d.file("r.json"), env, "attnbench run --x", rows);
+  const ResultSet js = load_result_set(d.file("r.json"));
+  EXPECT_EQ(js.rows, rows);  // every column, the raw samples and the ledger
+  EXPECT_EQ(js.environment, env);
+  EXPECT_EQ(js.command, "attnbench run --x");
+  ASSERT_EQ(js.samples.size(), 2u);
+  EXPECT_EQ(js.samples.at(sample_key(rows[1])), rows[1].samples_us);
+
+  // Older reports: no samples_us / ledger keys, ref_pass written as 1 / 0, empty text as null.
+  auto j = nlohmann::json::parse(test::read_file(d.file("r.json")));
+  j["rows"][1].erase("samples_us");
+  j["rows"][1].erase("ledger");
+  j["rows"][1]["ref_pass"] = 1;
+  j["rows"][1]["bitwise_equal_to"] = nullptr;
+  test::write_file(d.file("s.json"), j.dump());
+  const ResultSet s = load_result_set(d.file("s.json"));
+  ASSERT_EQ(s.samples.size(), 1u);
+  EXPECT_TRUE(s.rows[1].samples_us.empty());
+  EXPECT_EQ(s.rows[1].ref_pass, true);
+  EXPECT_EQ(s.rows[1].bitwise_equal_to, "");
+}
+
+TEST(ResultsLoad, MalformedJsonIsInputErrorNamingTheFile) {
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {}, "cmd", {report_row("trtllm_mha")});
+  const std::string text = test::read_file(d.file("r.json"));
+  const auto expect_error = [&](const std::string& name, const std::string& content,
+                                const std::string& what) {
+    test::write_file(d.file(name), content);
+    try {
+      load_result_set(d.file(name));
+      ADD_FAILURE() << name << ": expected InputError";
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(d.file(name)), std::string::npos) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+  };
+  expect_error("truncated.json", text.substr(0, text.size() / 2), "not valid JSON");
+
+  auto j = nlohmann::json::parse(text);
+  j["rows"][0].erase("tb_per_s");
+  expect_error("missing.json", j.dump(), "missing column 'tb_per_s'");
+
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["batch"] = "64";
+  expect_error("type.json", j.dump(), "batch \"64\" is not an integer");
+
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["schema_version"] = 2;
+  j["schema_version"] = 1;
+  expect_error("version.json", j.dump(), "schema_version 2, this attnbench reads 1");
+
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["samples_us"] = {1.0, "x"};
+  expect_error("samples.json", j.dump(), "samples_us");
+
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["ledger"][0].erase("bytes");
+  expect_error("ledger.json", j.dump(), "ledger entry");
+
+  j = nlohmann::json::parse(text);
+  j["rows"].push_back(j["rows"][0]);
+  expect_error("dup.json", j.dump(), "two rows for");
+
+  expect_error("memory.json", R"({"schema": "attnbench.memory", "schema_version": 1})", "attnbench.results");
+  EXPECT_THROW(load_result_set(d.file("absent.json")), InputError);
+}
+
+TEST(ResultsJsonGolden, ExactBytes) {
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}},
+                     "attnbench run --x", {report_row("trtllm_mha"), report_row("flashinfer")});
+  test::expect_golden("results.json", test::read_file(d.file("r.json")));
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // context (an illegal address inside a kernel, a hardware exception, ...): every later call fails too, so the
 // runner marks the remaining GPU cases skipped instead of producing garbage.
 // ATTNBENCH_CUDA_CHECK_LAUNCH(): after every kernel launch (configuration errors surface here).
-// Only src/device/cuda_* and kernels/cuda/ include this header (it includes the CUDA runtime).
+// Only src/device/cuda_* and kernels/cuda/ include this header (it includes the CUDA runtime). It lives in
+// kernels/cuda/ because the kernels need it and src/device/ sits above kernels/ (no include goes back up).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,0 +1,189 @@
+// Results I/O: the result row (the CSV schema, docs/csv-schema.md, version 1, plus a `repro` column), one
+// ResultSet as loaded from a file, and both directions of both formats:
+//   CSV:  one header line, then one row per (case, backend, timing mode), each written and flushed as soon as
+//         it exists. Numbers at full precision (shortest round-trip form, no locale); an empty cell means
+//         "not applicable".
+//   JSON: the report of a run: the environment fingerprint, the command line, and every row (the CSV's
+//         columns, nulls for empty cells, plus "samples_us": the raw step samples and "ledger": the backend's
+//         allocations by phase and tag). Versioned like the CSV.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace attnbench {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// One CSV cell: `s` as is, or double-quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s);
+
+// One row; members in column order. Units are in the names (µs, bytes); std::nullopt -> empty cell.
+struct ResultRow {
+  // identity
+  int schema_version = kResultsSchemaVersion;
+  std::string case_id;  // e.g. "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16"
+  std::string backend;  // a registered backend (attnbench list), or a library one (*_lib)
+  std::string device;   // e.g. "NVIDIA H200" or "cpu"
+  std::string mode;     // decode | extend | verify
+  std::string timing;   // eager | graph
+  std::string status;   // ok | skipped | failed | oom
+  std::string note;     // skip reason, failure message, caveat
+  // shape
+  std::string model;
+  int layers = 0;
+  int batch = 0;
+  int q_tokens = 0;  // query tokens in the batch
+  std::optional<double> kv_len_mean;
+  std::optional<std::int64_t> kv_len_max;
+  std::optional<double> prefix_len_mean;
+  int num_qo_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int page_size = 0;
+  std::string dtype;
+  int sliding_window = -1;  // tokens; -1 = none
+  std::uint64_t seed = 0;
+  // latency, µs (one step = init_forward_metadata + forward_* over every layer)
+  std::optional<double> step_median_us;
+  std::optional<double> step_p10_us;
+  std::optional<double> step_p90_us;
+  std::optional<double> step_min_us;
+  std::optional<double> step_max_us;
+  std::optional<double> step_spread_pct;
+  int samples = 0;
+  std::optional<double> metadata_median_us;
+  std::optional<double> forward_median_us;  // one layer
+  // throughput
+  std::optional<double> tflops;
+  std::optional<double> tb_per_s;
+  std::optional<double> bw_fraction;  // of the copy bandwidth measured in the same run
+  // memory, bytes
+  std::optional<std::int64_t> ctor_device_bytes;
+  std::optional<std::int64_t> ctor_pinned_bytes;
+  std::optional<std::int64_t> ctor_driver_delta_bytes;
+  std::optional<std::int64_t> graph_state_device_bytes;
+  std::optional<std::int64_t> capture_device_bytes;
+  std::optional<std::int64_t> capture_pinned_bytes;
+  std::optional<std::int64_t> step_peak_device_bytes;
+  // correctness
+  std::optional<double> ref_max_abs_err;
+  std::optional<double> ref_rel_l2_err;
+  std::optional<double> ref_mismatch_frac;
+  std::optional<bool> ref_pass;  // written 1 / 0
+  std::string bitwise_equal_to;  // the backend whose output is bit-identical, or empty
+  // the command that regenerates this row
+  std::string repro;
+
+  // Not CSV columns: the JSON report carries them.
+  std::vector<double> samples_us;  // raw step samples (µs, measurement order, warm-up excluded)
+  struct LedgerGroup {
+    std::string phase, tag, kind;  // construct | graph_state | capture; tag; device | pinned | host
+    std::int64_t bytes = 0;
+    bool shared = false;
+    int count = 0;
+    bool operator==(const LedgerGroup&) const = default;
+  };
+  std::vector<LedgerGroup> ledger;  // what the backend allocated and kept, by phase and tag
+
+  bool operator==(const ResultRow&) const = default;
+};
+
+// Column names in file order (a static list; the reference stays valid for the program's lifetime).
+const std::vector<std::string>& results_csv_columns();
+
+// The backend names of a bitwise_equal_to cell ("a;b", ',' also accepted, blanks ignored).
+std::set<std::string> bitwise_equal_names(const std::string& cell);
+
+// One typed cell per column, in column order; std::monostate for an empty ("not applicable") cell.
+// Other formats (the JSON report) serialise rows through this, so every format walks the same columns.
+using ResultCell = std::variant<std::monostate, std::string, std::int64_t, double, bool>;
+std::vector<ResultCell> result_row_cells(const ResultRow& row);
+
+// What each column holds (for readers of other formats, e.g. the JSON report), in column order.
+enum class CellKind { text, integer, unsigned_integer, real_or_empty, integer_or_empty, bool_or_empty };
+const std::vector<CellKind>& results_column_kinds();
+// Sets column `col` of `row` from a typed cell (std::monostate: empty); false when the cell does not fit the
+// column's kind (a string for a number, an empty cell for a required integer, an int beyond int range, ...).
+bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell);
+
+// The header line, column names joined by commas, without a line terminator.
+std::string results_csv_header();
+
+// One data line for `row`, without a line terminator. Doubles in shortest round-trip form, integers plain,
+// std::nullopt as an empty cell; text quoted (RFC 4180, quotes doubled) only when it holds , " CR or LF.
+std::string results_csv_line(const ResultRow& row);
+
+// Writes a results CSV to a file it owns: the header at construction, then one flushed line per write().
+class ResultsCsvWriter {
+ public:
+  // Creates or truncates `path` and writes the header; throws InputError "--out: cannot write 'PATH'".
+  // With `append`, adds rows to an existing results file (written by this schema) without a new header.
+  explicit ResultsCsvWriter(const std::string& path, bool append = false);
+
+  // Appends `row` as one line and flushes it, so a crash later loses nothing already written.
+  // Throws std::runtime_error naming the file when the write fails (e.g. disk full).
+  void write(const ResultRow& row);
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+// Reads a results CSV written by ResultsCsvWriter: every column of results_csv_columns() must be in the
+// header (any order; unknown columns are ignored). Throws InputError "results FILE line N: ..." on an
+// unreadable file, a missing column, a malformed line or a bad number, and
+// "results FILE: schema_version X, this attnbench reads 1" on another schema version.
+// Limitation of the CSV parser (fast-cpp-csv-parser): a field holding a line feed cannot be read back.
+std::vector<ResultRow> read_results_csv(const std::string& path);
+
+
+// "case_id|backend|timing": the pairing key of a row and the key of its samples in a SampleMap.
+std::string sample_key(const ResultRow& row);
+
+// ---- JSON -----------------------------------------------------------------------------------------------
+
+// The environment fingerprint of a run, in print order (gpu_name, driver_version, ...).
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+// Writes the whole JSON report to `path` (throws InputError naming --json when it cannot be written).
+void write_results_json(const std::string& path, const Environment& env, const std::string& command,
+                        const std::vector<ResultRow>& rows);
+
+// ---- one result file, either format ---------------------------------------------------------------------
+
+// Raw step samples (µs, measurement order) keyed by sample_key(row) = "case_id|backend|timing"; empty when
+// only CSVs are given. compare_results looks here first, then at the row's own ResultRow::samples_us.
+using SampleMap = std::map<std::string, std::vector<double>>;
+
+// One result file as loaded: rows, optional raw samples, optional environment and command (JSON only).
+struct ResultSet {
+  std::vector<ResultRow> rows;
+  SampleMap samples;        // from the JSON rows' "samples_us" (also kept in each row's samples_us)
+  Environment environment;  // gpu_name, driver_version, ... (JSON "environment"); empty for a CSV
+  std::string command;      // the command line that produced the file (JSON "command"); empty for a CSV
+};
+
+// Reads a JSON report written by write_results_json (rows as objects with the CSV's column names, typed, null
+// for empty, optionally "samples_us": [µs, ...] and "ledger": [{phase, tag, kind, bytes, shared, count}],
+// both kept in the row). Reports written before the typed writer (empty text as null, ref_pass as 1 / 0)
+// are read too. Throws InputError "results PATH: ..." for an unreadable or malformed file: truncated JSON,
+// another schema, a missing column, a wrongly typed value, another schema_version.
+ResultSet read_results_json(const std::string& path);
+
+// Throws InputError `PREFIX: two rows for KEY` when `rows` holds a pairing key (sample_key) twice.
+void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& prefix);
+
+// Reads a results file: ".csv" through read_results_csv, ".json" through read_results_json; any other
+// extension is sniffed ('{' first = JSON). Throws InputError naming `path` for an unreadable or malformed
+// file (see the two readers) or two rows with the same key (sample_key).
+ResultSet load_result_set(const std::string& path);
+
+}  // namespace attnbench
