@@ -58,6 +58,8 @@ std::string kind_of(mode_t mode) {
 
 // The type and size checks of check_input_file on one stat result.
 void check_stat(const struct stat& st, const std::string& label, std::int64_t max_bytes) {
+  // A socket cannot be opened at all: said as such ("cannot read", like a file without permission).
+  if (S_ISSOCK(st.st_mode)) throw InputError(label + ": cannot read (a socket, not a regular file)");
   if (!S_ISREG(st.st_mode)) throw InputError(label + ": not a regular file (" + kind_of(st.st_mode) + ")");
   if (static_cast<std::int64_t>(st.st_size) > max_bytes)
     throw InputError(label + ": larger than " + std::to_string(max_bytes) + " bytes (" +

@@ -40,7 +40,8 @@ enum class NulBytes { allow, reject };
 // that this process can open for reading: stat, then open with O_NONBLOCK (a FIFO never blocks the open),
 // then fstat of the opened descriptor (the file may have been swapped between stat and open).
 // Throws InputError "<what> PATH: not a regular file (a FIFO)" (or a directory, a character device, a block
-// device, a socket), "<what> PATH: larger than N bytes (M bytes)", or "<what> PATH: cannot read (<reason>)".
+// device), "<what> PATH: larger than N bytes (M bytes)", or "<what> PATH: cannot read (<reason>)" (a socket:
+// "cannot read (a socket, not a regular file)").
 // `what` names the option or role, e.g. "--config" or "--trace".
 void check_input_file(const std::string& path, const std::string& what, std::int64_t max_bytes);
 
