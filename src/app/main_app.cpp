@@ -49,6 +49,7 @@ int main_app(int argc, char** argv) {
   // A closed pipe on stdout is a write error with a message (check_stream_written), not a silent death by
   // SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
+  use_checked_stdout();  // a failed write to stdout keeps its reason (ENOSPC, EBADF, EPIPE)
   // Every message is one line: text from the user (names, paths, keys) is echoed with control characters
   // escaped (printable), wherever it was quoted.
   const auto fail = [](const std::exception& e, int code) {

@@ -287,11 +287,27 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
+namespace {
+FdBuf* g_stdout_buf = nullptr;  // set by use_checked_stdout(); never destroyed (std::cout outlives statics)
+}  // namespace
+
+void use_checked_stdout() {
+  if (g_stdout_buf) return;
+  std::cout.flush();
+  std::fflush(stdout);
+  g_stdout_buf = new FdBuf(1);
+  std::cout.rdbuf(g_stdout_buf);
+}
+
 void check_stream_written(std::ostream& os, const std::string& what) {
   errno = 0;
   os.flush();
   int err = errno;
   bool failed = !os;
+  if (g_stdout_buf && os.rdbuf() == g_stdout_buf && g_stdout_buf->error() != 0) {
+    failed = true;
+    err = g_stdout_buf->error();
+  }
   if (os.rdbuf() == std::cout.rdbuf()) {
     errno = 0;
     if (std::fflush(stdout) != 0) {
@@ -321,7 +337,8 @@ std::string holder_pid(int fd) {
 
 FileLock::FileLock(const std::string& results_path, const std::string& option) {
   std::error_code ec;
-  fs::path resolved = fs::weakly_canonical(fs::path(results_path), ec);
+  // Symlinks resolved, dangling ones included (a link to a results file not written yet names that file).
+  fs::path resolved = fs::weakly_canonical(fs::path(resolve_target(results_path)), ec);
   if (ec || resolved.empty()) resolved = results_path;
   lock_path_ = resolved.string() + ".lock";
   const std::string label = option + " " + printable(results_path);

@@ -115,6 +115,13 @@ class AtomicFile {
 // output, e.g. "stdout" or "'report.md'".
 void check_stream_written(std::ostream& os, const std::string& what);
 
+// Makes std::cout write straight to file descriptor 1 through a buffer that remembers the errno of its first
+// failed write, so that check_stream_written(std::cout, ...) names the reason (stdio forgets it between the
+// failed write and the check: "a write failed"). Output then reaches fd 1 when std::cout is flushed (at the
+// latest by check_stream_written or at exit). Call once, before anything is written to std::cout; the app's
+// main does.
+void use_checked_stdout();
+
 // ---- one writer per results file ------------------------------------------------------------------------
 
 // An advisory, exclusive lock (flock) on "<results>.lock", beside the results file (symlinks of the results

@@ -42,7 +42,7 @@ TEST(CaseList, DefaultServerArgumentsAcrossModelsAndModes) {
   p.prefix_lens = {8};
   p.extend_lens = {5};
   p.draft_tokens = 3;
-  p.layers = 2;
+  p.model.layers = 2;
   RunSettings s;
   const std::string want = std::string(kHeader) +
       "1,decode/tiny/L=2/b=2/kv=40/p=16/bf16,decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1\n"
@@ -71,11 +71,11 @@ TEST(CaseList, EnvironmentAndDeterministicModeMoveTheDerivedColumns) {
   p.length_min = 2;
   p.seeds = {7};
   p.sinks = true;
-  p.server.env_flashinfer_workspace_size = 123 * MiB;
-  p.server.env_flashinfer_use_tensor_core = true;
-  p.server.env_flashinfer_use_paged = true;
-  p.server.max_running_requests = 64;
-  p.server.cuda_graph_max_bs = 32;
+  p.model.server.env_flashinfer_workspace_size = 123 * MiB;
+  p.model.server.env_flashinfer_use_tensor_core = true;
+  p.model.server.env_flashinfer_use_paged = true;
+  p.model.server.max_running_requests = 64;
+  p.model.server.cuda_graph_max_bs = 32;
   RunSettings s;
   s.flush_l2 = false;
   s.sampling.warmup = 1;
@@ -84,9 +84,9 @@ TEST(CaseList, EnvironmentAndDeterministicModeMoveTheDerivedColumns) {
   s.sampling.target_spread_pct = 2.5;
   s.sampling.time_budget_s = 0.25;
   std::string got = case_list_text(p, s, {"eager", "graph"});
-  p.server.enable_deterministic_inference = true;
-  p.server.env_flashinfer_use_tensor_core = false;
-  p.server.env_flashinfer_workspace_size.reset();
+  p.model.server.enable_deterministic_inference = true;
+  p.model.server.env_flashinfer_use_tensor_core = false;
+  p.model.server.env_flashinfer_workspace_size.reset();
   got += case_list_text(p, s, {"graph"});
   const std::string want = std::string(kHeader) +
       "1,\"decode/tiny/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1,0.125,4096,64,32,128974848,1,1,128974848,eager;graph,1,2,9,2.5,0.25,0\n"
