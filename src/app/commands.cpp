@@ -85,7 +85,11 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
       throw InputError("--out: '" + printable(o.out) + "' is the --config file" +
                        (o.out == o.config_file ? "" : " ('" + printable(o.config_file) + "')"));
     check_output_path(o.out, "--out");
-    file = std::make_unique<AtomicFile>(o.out);
+    try {
+      file = std::make_unique<AtomicFile>(o.out);
+    } catch (const WriteError& e) {  // before any work: a path that cannot be written is bad input
+      throw InputError("--out: " + std::string(e.what()));
+    }
   }
   std::cerr << "attnbench: memory on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";

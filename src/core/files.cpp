@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -288,11 +290,13 @@ void AtomicFile::commit() {
 }
 
 namespace {
+std::streambuf* const g_initial_cout_buf = std::cout.rdbuf();  // <iostream> is initialised before this
 FdBuf* g_stdout_buf = nullptr;  // set by use_checked_stdout(); never destroyed (std::cout outlives statics)
 }  // namespace
 
 void use_checked_stdout() {
   if (g_stdout_buf) return;
+  if (std::cout.rdbuf() != g_initial_cout_buf) return;  // redirected by the caller (a test capturing it): kept
   std::cout.flush();
   std::fflush(stdout);
   g_stdout_buf = new FdBuf(1);
@@ -345,6 +349,7 @@ FileLock::FileLock(const std::string& results_path, const std::string& option) {
   // A holder removes the lock file on release while it still holds the lock; a run that opened the removed
   // file before that finds, once it holds the lock, that the name now leads elsewhere (or nowhere) and tries
   // again. So whoever holds the lock on the file the name leads to is the only writer.
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
     if (fd < 0) throw InputError(label + ": cannot lock (" + printable(lock_path_) + ": " + reason(errno) + ")");
@@ -356,6 +361,13 @@ FileLock::FileLock(const std::string& results_path, const std::string& option) {
       const int err = errno;
       const std::string pid = err == EWOULDBLOCK ? holder_pid(fd) : "";
       ::close(fd);
+      // A holder that was just killed may still be closing its files: wait a little for it (not for this
+      // process, which would wait on itself).
+      if (err == EWOULDBLOCK && pid != std::to_string(::getpid()) && std::chrono::steady_clock::now() < patience) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        --attempt;
+        continue;
+      }
       if (err == EWOULDBLOCK)
         throw InputError(label + ": another attnbench run (pid " + (pid.empty() ? "unknown" : pid) +
                          ") is writing it");

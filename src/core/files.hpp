@@ -119,7 +119,7 @@ void check_stream_written(std::ostream& os, const std::string& what);
 // failed write, so that check_stream_written(std::cout, ...) names the reason (stdio forgets it between the
 // failed write and the check: "a write failed"). Output then reaches fd 1 when std::cout is flushed (at the
 // latest by check_stream_written or at exit). Call once, before anything is written to std::cout; the app's
-// main does.
+// main does. A std::cout already redirected by the caller (rdbuf replaced, as tests capture it) is left alone.
 void use_checked_stdout();
 
 // ---- one writer per results file ------------------------------------------------------------------------
@@ -131,7 +131,8 @@ void use_checked_stdout();
 // --resume and the JSON by AtomicFile, and a lock taken on the old inode would not stop a second run that
 // opens the new one. The name "<results>.lock" does not change under renames.
 // Throws InputError "<option> PATH: another attnbench run (pid N) is writing it" when another open lock
-// (another process, or another FileLock in this one) holds it, and InputError "<option> PATH: cannot lock
+// (another process, or another FileLock in this one) holds it (another process: after waiting up to a second,
+// for a holder that was just killed and is still closing its files), and InputError "<option> PATH: cannot lock
 // (<reason>)" when the lock file cannot be created.
 class FileLock {
  public:

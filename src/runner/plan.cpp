@@ -74,6 +74,10 @@ void require_positive_list(const std::vector<int>& v, const std::string& option,
 }
 
 void validate_axes(const RunPlan& p) {
+  // Unknown names first (a repeated option may also bring an unknown value: that is the error to name).
+  for (const auto& m : p.models) find_model_preset(m);
+  for (const auto& m : p.modes) parse_mode(m);
+  for (const auto& d : p.dtypes) parse_dtype(d, "--dtype");
   reject_repeated(p.models, "--model");
   reject_repeated(p.backends, "--backend");
   reject_repeated(p.modes, "--mode");
