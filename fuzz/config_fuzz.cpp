@@ -1,5 +1,6 @@
 // libFuzzer target: a --config TOML file. Each input is written to a scratch file and parsed as
-// `attnbench run --config FILE` (CLI11's TOML reader routed to the subcommand, attnbench/src/app/cli.cpp);
+// `attnbench run --config FILE` (TomlConfig, toml++ under CLI11, routed to the subcommand: src/app/cli.cpp and
+// src/app/config_toml.cpp, after TomlConfig::check_file);
 // what parses is then turned into a plan and expanded into cases, the validation every option value goes
 // through before anything is allocated (src/runner/case.cpp).
 // Expected outcomes: success, or attnbench::InputError (exit 2 with a message). Anything else is a finding:
@@ -32,9 +33,10 @@ std::size_t count_or_one(const std::vector<T>& v) {
   return v.empty() ? 1 : v.size();
 }
 
-// Expansion allocates per-request length vectors of every case, so a fuzzed `batch = 2000000000` or a
-// 1000 x 1000 product would only measure the allocator; such plans skip the expansion stage.
-// (Rejecting an oversized --batch only after drawing its lengths is reported separately.)
+// Expansion allocates per-request length vectors of every case. expand_cases refuses sweeps beyond
+// kMaxSweepCases / kMaxSweepRequests before building anything (and a batch beyond --max-running-requests before
+// drawing its lengths), but 10^7 requests are still seconds of work per input: larger plans only run
+// check_sweep_size, which must refuse or accept them at once.
 bool small_enough_to_expand(const attnbench::RunPlan& r) {
   const std::size_t product = count_or_one(r.models) * count_or_one(r.dtypes) * count_or_one(r.modes) *
                               count_or_one(r.page_sizes) * count_or_one(r.batches) * count_or_one(r.kv_lens) *
@@ -57,7 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (cli.exit_now || cli.command != attnbench::Command::run) return 0;
     attnbench::RunPlan r = cli.run.plan;
     r.trace.clear();  // a fuzzed path could name /dev/stdin; traces have their own target (trace_fuzz)
-    if (!small_enough_to_expand(r)) return 0;
+    if (!small_enough_to_expand(r)) {
+      attnbench::check_sweep_size(r);  // sizes alone: must not allocate per case
+      return 0;
+    }
     (void)attnbench::expand_cases(r);
   } catch (const attnbench::InputError&) {
     // the expected outcome for bad input

@@ -1,5 +1,6 @@
 // libFuzzer target: a request-length trace CSV (`--trace FILE`, request_id,prefix_len,extend_len). Each input
-// is written to a scratch file and read with attnbench::read_trace (src/engine/request_lengths.cpp). Expected
+// is written to a scratch file and read with attnbench::read_trace (src/engine/request_lengths.cpp), which reads
+// it through attnbench::read_input_file (src/core/files.cpp: the regular-file, size and NUL-byte checks). Expected
 // outcomes: rows that keep read_trace's contract (checked below), or attnbench::InputError. Anything else is
 // a finding: a crash, a sanitizer report, another exception, or a row that breaks the contract. Build and
 // run: scripts/fuzz.sh (FUZZ_SECONDS per target, default 60).
@@ -41,6 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // The contract of read_trace (request_lengths.hpp) for what it accepts.
   if (rows.empty()) finding("read_trace returned no rows without an error");
+  for (std::size_t i = 0; i < size; ++i)
+    if (data[i] == 0) finding("a NUL byte accepted");
+  if (static_cast<std::int64_t>(size) > attnbench::kMaxTraceBytes) finding("a file beyond kMaxTraceBytes accepted");
   if (rows.size() > static_cast<std::size_t>(attnbench::kMaxTraceRows))
     finding("more rows than kMaxTraceRows");
   for (const auto& r : rows) {

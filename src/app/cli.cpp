@@ -2,10 +2,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <sstream>
 
+#include "app/config_toml.hpp"
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/version.hpp"
 
 namespace attnbench {
@@ -17,83 +20,6 @@ const std::vector<std::string> kSubcommands = {"run", "validate", "memory", "com
 bool is_subcommand(const std::string& name) {
   return std::find(kSubcommands.begin(), kSubcommands.end(), name) != kSubcommands.end();
 }
-
-// CLI11's TOML reader, with top-level keys routed to the subcommand being run, and the checks TOML makes that
-// CLI11 does not: a key given twice is an error (CLI11 would merge lists), and so is a file with no option.
-class SubcommandConfig : public CLI::ConfigTOML {
- public:
-  std::string subcommand;
-  std::string file;  // for messages
-  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
-    const std::string text(std::istreambuf_iterator<char>(input), {});
-    reject_duplicate_keys(text);
-    std::istringstream in(text);
-    std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(in);
-    // A section of another subcommand is for that subcommand only ([validate] must not change `run`, which
-    // binds the same options): its items are left out.
-    std::erase_if(items, [this](const CLI::ConfigItem& it) {
-      return !it.parents.empty() && it.parents[0] != subcommand && is_subcommand(it.parents[0]);
-    });
-    bool any_option = false;
-    for (auto& it : items) {
-      if (it.name == "++" || it.name == "--") continue;  // CLI11's section markers
-      any_option = true;
-      if (it.parents.empty() && !subcommand.empty()) it.parents = {subcommand};
-    }
-    if (!any_option && !has_any_key(text)) throw InputError("--config " + file + ": the file is empty (no options)");
-    return items;
-  }
-
- private:
-  // The key of a "key = value" line ("" for other lines); quoted keys are unquoted.
-  static std::string line_key(const std::string& line, std::size_t b) {
-    if (line[b] == '"' || line[b] == '\'') {
-      const auto close = line.find(line[b], b + 1);
-      if (close == std::string::npos || line.find('=', close) == std::string::npos) return "";
-      return line.substr(b + 1, close - b - 1);
-    }
-    const auto eq = line.find('=', b);
-    if (eq == std::string::npos) return "";
-    std::string key = line.substr(b, eq - b);
-    key.erase(key.find_last_not_of(" \t") + 1);
-    if (key.find_first_of("\"'[],") != std::string::npos) return "";  // an array's continuation, not a key
-    return key;
-  }
-
-  static bool has_any_key(const std::string& text) {
-    std::istringstream lines(text);
-    std::string line;
-    while (std::getline(lines, line)) {
-      const auto b = line.find_first_not_of(" \t");
-      if (b != std::string::npos && line[b] != '#' && line[b] != '[' && !line_key(line, b).empty()) return true;
-    }
-    return false;
-  }
-
-  // CLI11 merges a repeated key's values; TOML forbids repeating a key in a table. Keys are read line by line
-  // ("key = value" or "\"key\" = value" at the start of a line, [section] headers), which is all attnbench's
-  // configs use. The top level and the section of the subcommand being run are one table for this check.
-  void reject_duplicate_keys(const std::string& text) const {
-    std::set<std::string> seen;
-    std::string section, line;
-    std::istringstream lines(text);
-    while (std::getline(lines, line)) {
-      const auto b = line.find_first_not_of(" \t");
-      if (b == std::string::npos || line[b] == '#') continue;
-      if (line[b] == '[') {
-        const auto close = line.find(']', b);
-        section = line.substr(b + 1, close == std::string::npos ? std::string::npos : close - b - 1);
-        if (section == subcommand) section.clear();
-        continue;
-      }
-      const std::string key = line_key(line, b);
-      if (key.empty()) continue;
-      if (!seen.insert(section + "." + key).second)
-        throw InputError("--config " + file + ": duplicate key '" + key + "'" +
-                         (section.empty() ? "" : " in [" + section + "]"));
-    }
-  }
-};
 
 // Integers in decimal only: CLI11 2.1.2 converts with base 0, so "0100" would be octal 64; and no sign for
 // options that are never negative ("-1" would wrap to 2^64 - 1 in an unsigned option).
@@ -113,6 +39,50 @@ const CLI::Validator kUnsigned(
       return {};
     },
     "UNSIGNED", "unsigned");
+
+// A decimal integer's digits, without sign and leading zeros, compared with `limit` (digits): whether it is
+// greater.
+bool digits_beyond(std::string_view digits, std::string_view limit) {
+  while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
+  return digits.size() != limit.size() ? digits.size() > limit.size() : digits > limit;
+}
+
+// 64-bit integers in range: CLI11 2.1.2 converts with strtoll / strtoull and keeps their clamped result, so
+// 99999999999999999999 would silently become 2^64 - 1 (a seed) or 2^63 - 1 (a byte count). Narrower integers
+// CLI11 refuses itself. Runs after kDecimal (the text is then a decimal integer).
+CLI::Validator in_range(bool is_unsigned) {
+  return CLI::Validator(
+      [is_unsigned](std::string& s) -> std::string {
+        const bool negative = !s.empty() && s[0] == '-';
+        const std::string_view digits = std::string_view(s).substr(negative ? 1 : 0);
+        if (is_unsigned && digits_beyond(digits, "18446744073709551615"))
+          return "'" + s + "' is beyond 2^64 - 1 (18446744073709551615)";
+        if (!is_unsigned && !negative && digits_beyond(digits, "9223372036854775807"))
+          return "'" + s + "' is beyond 2^63 - 1 (9223372036854775807)";
+        if (!is_unsigned && negative && digits_beyond(digits, "9223372036854775808"))
+          return "'" + s + "' is below -2^63";
+        return {};
+      },
+      "RANGE", "in range");
+}
+
+// Every 64-bit-capable integer option of `app` is checked for range (in_range).
+void integers_in_range(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options()) {
+    const std::string t = opt->get_type_name();
+    if (t.find("UINT") != std::string::npos)
+      opt->check(in_range(true));
+    else if (t.find("INT") != std::string::npos)
+      opt->check(in_range(false));
+  }
+}
+
+// The flags of `app` (options that take no value), by long name: "--sinks".
+void collect_flags(const CLI::App* app, std::set<std::string>& flags) {
+  for (const CLI::Option* opt : app->get_options())
+    if (opt->get_expected_max() == 0)
+      for (const std::string& n : opt->get_lnames()) flags.insert("--" + n);
+}
 
 // Every integer option of `app` (CLI11 names their type INT / UINT, lists [INT]) accepts decimal only.
 void decimal_integers_only(CLI::App* app) {
@@ -173,13 +143,27 @@ std::string config_error_text(const std::string& what, const std::string& file) 
   if (auto pos = what.find(marker); pos != std::string::npos) {
     std::string key = what.substr(pos + marker.size());
     if (key.size() >= 3 && key.compare(key.size() - 3, 3, ".++") == 0) {  // CLI11's marker of an unknown [section]
-      return "--config " + file + ": unknown section '[" + key.substr(0, key.size() - 3) +
+      return "--config " + printable(file) + ": unknown section '[" + printable(key.substr(0, key.size() - 3)) +
              "]' (sections: [run], [validate], [memory])";
     }
     if (auto dot = key.find('.'); dot != std::string::npos) key = key.substr(dot + 1);
-    return "--config " + file + ": unknown key '" + key + "'";
+    return "--config " + printable(file) + ": unknown key '" + printable(key) + "'";
   }
-  return "--config " + file + ": " + what;
+  return "--config " + printable(file) + ": " + printable(what);
+}
+
+// The --config file of `args` ("--config FILE" or "--config=FILE"; the last one, as CLI11 takes it), "" when
+// none.
+std::string config_file_of(const std::vector<std::string>& args) {
+  std::string file;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i] == "--config" && i + 1 < args.size())
+      file = args[++i];
+    else if (args[i].rfind("--config=", 0) == 0)
+      file = args[i].substr(std::strlen("--config="));
+  }
+  return file;
 }
 
 }  // namespace
@@ -189,7 +173,9 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   CLI::App app{"attnbench: evidence about SGLang attention backends (memory, latency, correctness)", "attnbench"};
   app.fallthrough();
   app.set_version_flag("--version", attnbench::version() + " (" + git_commit() + ")");
-  auto config_formatter = std::make_shared<SubcommandConfig>();
+  // Before the subcommands are added (they take the formatter from their parent): toml++ instead of CLI11's
+  // reader (app/config_toml.hpp).
+  auto config_formatter = std::make_shared<TomlConfig>();
   app.config_formatter(config_formatter);
   std::string config_file;
   app.set_config("--config", "", "TOML file of options (top-level keys apply to the subcommand)");
@@ -301,18 +287,36 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   env->add_option("--format", out.env.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 
   for (CLI::App* sub : {memory, run, validate, compare, report}) decimal_integers_only(sub);
+  for (CLI::App* sub : {memory, run, validate}) integers_in_range(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
-    throw InputError("unknown subcommand '" + args[0] + "' (expected run, validate, memory, compare, report, list, env); try --help");
+    throw InputError("unknown subcommand '" + printable(args[0]) +
+                     "' (expected run, validate, memory, compare, report, list, env); try --help");
   for (const auto& a : args) {  // the subcommand whose options top-level config keys set
     if (is_subcommand(a)) {
       config_formatter->subcommand = a;
       break;
     }
   }
-  for (std::size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "--config") config_file = args[i + 1];
+  // A flag takes no value on the command line ("--sinks=1", "--sinks=false" are errors; CLI11 would take them);
+  // in a config file, a TOML boolean (TomlConfig::to_flag).
+  {
+    std::set<std::string> flags;
+    for (const CLI::App* sub : {memory, run, validate}) collect_flags(sub, flags);
+    for (const auto& a : args) {
+      if (a == "--") break;
+      const auto eq = a.find('=');
+      if (a.rfind("--", 0) == 0 && eq != std::string::npos && flags.count(a.substr(0, eq)))
+        throw InputError(a.substr(0, eq) + ": a flag takes no value (got '" + printable(a) + "'; give " +
+                         a.substr(0, eq) + " alone to set it)");
+    }
+  }
+  config_file = config_file_of(args);
   config_formatter->file = config_file;
   out.run.config_file = config_file;
+  out.memory.config_file = config_file;
+  // CLI11 opens the file with std::ifstream, which blocks forever on a FIFO: check it first (a regular file
+  // within kMaxConfigBytes, opened without blocking).
+  if (!config_file.empty()) TomlConfig::check_file(config_file);
 
   std::vector<const char*> argv{"attnbench"};
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -325,14 +329,14 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     out.output = os.str() + es.str();
     return out;
   } catch (const CLI::FileError& e) {
-    throw InputError("--config: " + std::string(e.what()));
+    throw InputError("--config: " + printable(e.what()));
   } catch (const CLI::ConfigError& e) {
     throw InputError(config_error_text(e.what(), config_file));
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)
       what = "a subcommand is required (run, validate, memory, compare, report, list, env); try --help";
-    throw InputError(what);
+    throw InputError(printable(what));
   }
   out.args = args;
   if (memory->parsed()) out.command = Command::memory;

@@ -12,12 +12,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <memory>
 
 #include "app/backend_catalog.hpp"
 #include "app/data_dir.hpp"
 #include "app/omp_env.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/version.hpp"
 #include "device/device_factory.hpp"
 #include "device/environment.hpp"
@@ -31,6 +33,7 @@
 #include "runner/selection.hpp"
 #include "runner/sweep.hpp"
 #include "runner/sweep_files.hpp"
+#include "runner/sweep_options.hpp"
 
 namespace attnbench {
 
@@ -71,6 +74,15 @@ std::vector<std::string> figure_links(const std::string& dir, const std::string&
     if (!rel.empty()) f = rel.generic_string();
   }
   return files;
+
+}
+
+// Rows that make a sweep exit 1: failed, oom, or outside the reference's tolerance.
+int bad_rows(const std::vector<ResultRow>& rows) {
+  int n = 0;
+  for (const ResultRow& r : rows)
+    if (r.status == "failed" || r.status == "oom" || (r.ref_pass && !*r.ref_pass)) ++n;
+  return n;
 }
 
 std::atomic<bool> g_stop{false};
@@ -100,20 +112,34 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   const MemoryRequest req = make_memory_request(o.m, o.backends, o.prefill_backend);
   const DeviceChoice choice = parse_device_choice(o.m.device);
   const DeviceChoice resolved = resolve_usable_device(choice);
-  std::ofstream file;
-  if (!is_stdout(o.out)) file = open_output(o.out);
+  // --out: checked (never the --config file, by name or by device and inode) and opened before any work, so a bad
+  // path fails fast (exit 2) and nothing is measured in vain; written all or nothing (AtomicFile). "-": stdout.
+  std::unique_ptr<AtomicFile> file;
+  if (!o.out.empty() && !is_stdout(o.out)) {
+    if (same_file(o.out, o.config_file))
+      throw InputError("--out: '" + printable(o.out) + "' is the --config file" +
+                       (o.out == o.config_file ? "" : " ('" + printable(o.config_file) + "')"));
+    check_output_path(o.out, "--out");
+    try {
+      file = std::make_unique<AtomicFile>(o.out);
+    } catch (const WriteError& e) {  // before any work: a path that cannot be written is bad input
+      throw InputError("--out: " + std::string(e.what()));
+    }
+  }
   std::cerr << "attnbench: memory on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";
   const MemoryReport report = measure_memory(req, [resolved] { return make_device(resolved); });
-  std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
+  std::ostream& os = file ? file->stream() : out;
   if (o.format == "csv")
     write_memory_csv(os, report);
   else if (o.format == "json")
     write_memory_json(os, report, backend_catalog());
   else
     write_memory_table(os, report, backend_catalog());
-  os.flush();
-  if (!is_stdout(o.out)) std::cerr << "attnbench: wrote " << o.out << "\n";
+  if (file) {
+    file->commit();
+    std::cerr << "attnbench: wrote " << printable(o.out) << "\n";
+  }
   for (const auto& b : report.backends)
     if (!b.error.empty()) return 1;
   return 0;
@@ -204,7 +230,16 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   const DeviceChoice choice = parse_device_choice(plan.model.device);
   const DeviceChoice resolved = resolve_usable_device(choice);
   const SweepFiles files = sweep_files(o.out, o.json, o.config_file, plan.trace, o.resume);
+  const SweepOptions shaping = sweep_options(plan, backends, validate_only);
+  prepare_sweep_files(files, /*rewrite=*/false, {});  // the directories, for the locks
+  const SweepLock lock(files);  // one writer per results file, for the run's lifetime
   const bool resuming = o.resume && std::filesystem::exists(files.csv);
+  if (resuming) {  // the same sweep, or nothing
+    if (!std::filesystem::exists(files.json))
+      throw InputError("--resume: " + printable(files.json) + " is missing: cannot tell whether " +
+                       printable(files.csv) + " holds the same sweep; run without --resume to start it again");
+    check_resume_options(read_json_environment(files.json, "--resume: JSON report"), shaping, files.csv, files.json);
+  }
   const ResumePoint todo = resume_from(cases, backends, resuming ? read_results_csv(files.csv) : std::vector<ResultRow>{});
   // "-" is stdout (--out - or --json -): then stdout holds that document alone, and the table, the summary and the
   // Markdown report go to stderr with the progress.
@@ -213,18 +248,22 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
             << todo.cases.size() << " case(s) x " << backends.size() << " backend(s) -> "
-            << (csv_stdout ? std::string("stdout") : files.csv) << "\n";
+            << (csv_stdout ? std::string("stdout") : printable(files.csv)) << "\n";
   if (resuming)
-    std::cerr << "attnbench: --resume: " << todo.cases_done << " case(s) already in " << files.csv << ", " << todo.cases.size()
-              << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "") << "\n";
+    std::cerr << "attnbench: --resume: " << todo.cases_done << " case(s) already in " << printable(files.csv) << ", "
+              << todo.cases.size() << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "") << "\n";
   prepare_sweep_files(files, todo.dropped_partial, todo.kept);
-  std::optional<ResultsCsvWriter> writer;
+  std::optional<ResultsFileWriter> writer;
   if (csv_stdout) {
     out << results_csv_header() << "\n" << std::flush;
   } else {
     writer.emplace(files.csv, resuming);
   }
+  std::string command = s.repro_prefix;
+  for (const auto& a : args)
+    if (a != "run" && a != "validate") command += " " + a;
   Environment env;
+  std::vector<ResultRow> rows = todo.kept;
   {
     auto d = make_device(resolved);
     env = environment_fingerprint(*d);
@@ -233,6 +272,10 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     env.push_back({"sglang_version", profile.version});
     env.push_back({"flashinfer_version_modelled", profile.flashinfer_version});
     env.push_back({"arch", arch_name(plan.model.server.arch > 0 ? plan.model.server.arch : d->sm_version())});
+    for (auto& kv : options_environment(shaping)) env.push_back(std::move(kv));
+    // The report is on disk, with the options' fingerprint, before any new row: a run that is killed can be
+    // resumed (--resume refuses results without it).
+    if (!json_stdout && !files.json.empty()) write_sweep_json(files.json, env, command, rows);
     if (!validate_only) {
       s.copy_bandwidth = d->measure_copy_bandwidth();
       env.push_back({"copy_bandwidth_bytes_per_s", std::to_string(s.copy_bandwidth)});
@@ -240,14 +283,13 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
                 << d->name() << std::defaultfloat << "\n";
     }
   }
-  std::vector<ResultRow> rows = todo.kept;
   SweepSummary sum;
   {
     const StopOnSignal stop_on_signal;
     const Progress progress{o.quiet ? nullptr : &std::cerr, !o.quiet && isatty(fileno(stderr)) != 0};
     const auto sink = [&](const ResultRow& r) {
       if (writer) {
-        writer->write(r);
+        writer->write(r);  // WriteError (exit 1) when the row did not reach the file
       } else {
         out << results_csv_line(r) << "\n" << std::flush;
       }
@@ -255,14 +297,11 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     };
     sum = run_sweep(todo.cases, backends, [resolved] { return make_device(resolved); }, s, sink, progress, &g_stop);
   }
-  std::string command = s.repro_prefix;
-  for (const auto& a : args)
-    if (a != "run" && a != "validate") command += " " + a;
   if (json_stdout) {
     write_results_json(out, env, command, rows);
     out.flush();
   } else if (!files.json.empty()) {
-    write_results_json(files.json, env, command, rows);
+    write_sweep_json(files.json, env, command, rows);
   }
   print_run_table(human, rows);
   if (o.report == "md") {
@@ -282,7 +321,12 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
               << " case(s); the rows written are complete: continue with the same command and --resume\n";
     return 130;
   }
-  return sum.all_good() ? 0 : 1;
+  // The exit code covers the whole file: rows kept from an earlier run count as much as this run's.
+  const int earlier_bad = bad_rows(todo.kept);
+  if (earlier_bad > 0)
+    std::cerr << "attnbench: --resume: " << earlier_bad << " row(s) written earlier in " << printable(files.csv)
+              << " failed (failed, oom or a reference failure)\n";
+  return sum.all_good() && earlier_bad == 0 ? 0 : 1;
 }
 
 int run_compare_command(const CompareCliOptions& o, std::ostream& out) {

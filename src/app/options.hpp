@@ -17,6 +17,7 @@ struct MemoryOptions {
   std::string prefill_backend;  // empty: none
   std::string format = "table";  // table | csv | json
   std::string out;               // empty: stdout
+  std::string config_file;       // --config (set by the parser; --out must never overwrite it)
 };
 
 // `run` and `validate`: a sweep. What runs is the runner's plan, bound straight by the CLI; the rest says

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,6 +60,8 @@ std::string kind_of(mode_t mode) {
 
 // The type and size checks of check_input_file on one stat result.
 void check_stat(const struct stat& st, const std::string& label, std::int64_t max_bytes) {
+  // A socket cannot be opened at all: said as such ("cannot read", like a file without permission).
+  if (S_ISSOCK(st.st_mode)) throw InputError(label + ": cannot read (a socket, not a regular file)");
   if (!S_ISREG(st.st_mode)) throw InputError(label + ": not a regular file (" + kind_of(st.st_mode) + ")");
   if (static_cast<std::int64_t>(st.st_size) > max_bytes)
     throw InputError(label + ": larger than " + std::to_string(max_bytes) + " bytes (" +
@@ -285,11 +289,29 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
+namespace {
+std::streambuf* const g_initial_cout_buf = std::cout.rdbuf();  // <iostream> is initialised before this
+FdBuf* g_stdout_buf = nullptr;  // set by use_checked_stdout(); never destroyed (std::cout outlives statics)
+}  // namespace
+
+void use_checked_stdout() {
+  if (g_stdout_buf) return;
+  if (std::cout.rdbuf() != g_initial_cout_buf) return;  // redirected by the caller (a test capturing it): kept
+  std::cout.flush();
+  std::fflush(stdout);
+  g_stdout_buf = new FdBuf(1);
+  std::cout.rdbuf(g_stdout_buf);
+}
+
 void check_stream_written(std::ostream& os, const std::string& what) {
   errno = 0;
   os.flush();
   int err = errno;
   bool failed = !os;
+  if (g_stdout_buf && os.rdbuf() == g_stdout_buf && g_stdout_buf->error() != 0) {
+    failed = true;
+    err = g_stdout_buf->error();
+  }
   if (os.rdbuf() == std::cout.rdbuf()) {
     errno = 0;
     if (std::fflush(stdout) != 0) {
@@ -319,13 +341,15 @@ std::string holder_pid(int fd) {
 
 FileLock::FileLock(const std::string& results_path, const std::string& option) {
   std::error_code ec;
-  fs::path resolved = fs::weakly_canonical(fs::path(results_path), ec);
+  // Symlinks resolved, dangling ones included (a link to a results file not written yet names that file).
+  fs::path resolved = fs::weakly_canonical(fs::path(resolve_target(results_path)), ec);
   if (ec || resolved.empty()) resolved = results_path;
   lock_path_ = resolved.string() + ".lock";
   const std::string label = option + " " + printable(results_path);
   // A holder removes the lock file on release while it still holds the lock; a run that opened the removed
   // file before that finds, once it holds the lock, that the name now leads elsewhere (or nowhere) and tries
   // again. So whoever holds the lock on the file the name leads to is the only writer.
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
     if (fd < 0) throw InputError(label + ": cannot lock (" + printable(lock_path_) + ": " + reason(errno) + ")");
@@ -337,6 +361,13 @@ FileLock::FileLock(const std::string& results_path, const std::string& option) {
       const int err = errno;
       const std::string pid = err == EWOULDBLOCK ? holder_pid(fd) : "";
       ::close(fd);
+      // A holder that was just killed may still be closing its files: wait a little for it (not for this
+      // process, which would wait on itself).
+      if (err == EWOULDBLOCK && pid != std::to_string(::getpid()) && std::chrono::steady_clock::now() < patience) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        --attempt;
+        continue;
+      }
       if (err == EWOULDBLOCK)
         throw InputError(label + ": another attnbench run (pid " + (pid.empty() ? "unknown" : pid) +
                          ") is writing it");

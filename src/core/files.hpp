@@ -40,7 +40,8 @@ enum class NulBytes { allow, reject };
 // that this process can open for reading: stat, then open with O_NONBLOCK (a FIFO never blocks the open),
 // then fstat of the opened descriptor (the file may have been swapped between stat and open).
 // Throws InputError "<what> PATH: not a regular file (a FIFO)" (or a directory, a character device, a block
-// device, a socket), "<what> PATH: larger than N bytes (M bytes)", or "<what> PATH: cannot read (<reason>)".
+// device), "<what> PATH: larger than N bytes (M bytes)", or "<what> PATH: cannot read (<reason>)" (a socket:
+// "cannot read (a socket, not a regular file)").
 // `what` names the option or role, e.g. "--config" or "--trace".
 void check_input_file(const std::string& path, const std::string& what, std::int64_t max_bytes);
 
@@ -114,6 +115,13 @@ class AtomicFile {
 // output, e.g. "stdout" or "'report.md'".
 void check_stream_written(std::ostream& os, const std::string& what);
 
+// Makes std::cout write straight to file descriptor 1 through a buffer that remembers the errno of its first
+// failed write, so that check_stream_written(std::cout, ...) names the reason (stdio forgets it between the
+// failed write and the check: "a write failed"). Output then reaches fd 1 when std::cout is flushed (at the
+// latest by check_stream_written or at exit). Call once, before anything is written to std::cout; the app's
+// main does. A std::cout already redirected by the caller (rdbuf replaced, as tests capture it) is left alone.
+void use_checked_stdout();
+
 // ---- one writer per results file ------------------------------------------------------------------------
 
 // An advisory, exclusive lock (flock) on "<results>.lock", beside the results file (symlinks of the results
@@ -123,7 +131,8 @@ void check_stream_written(std::ostream& os, const std::string& what);
 // --resume and the JSON by AtomicFile, and a lock taken on the old inode would not stop a second run that
 // opens the new one. The name "<results>.lock" does not change under renames.
 // Throws InputError "<option> PATH: another attnbench run (pid N) is writing it" when another open lock
-// (another process, or another FileLock in this one) holds it, and InputError "<option> PATH: cannot lock
+// (another process, or another FileLock in this one) holds it (another process: after waiting up to a second,
+// for a holder that was just killed and is still closing its files), and InputError "<option> PATH: cannot lock
 // (<reason>)" when the lock file cannot be created.
 class FileLock {
  public:

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 
 namespace attnbench {
 
@@ -145,17 +146,18 @@ std::optional<long long> parse_integer(const char* cell) {
 }  // namespace
 
 std::vector<TraceRequest> read_trace(const std::string& path) {
-  const auto error_at = [&path](unsigned line, const std::string& what) {
-    return InputError("trace " + path + " line " + std::to_string(line) + ": " + what);
+  const std::string shown = printable(path);
+  const auto error_at = [&shown](unsigned line, const std::string& what) {
+    return InputError("trace " + shown + " line " + std::to_string(line) + ": " + printable(what));
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("trace " + path + ": is a directory");
-
+  // Checked and read whole before parsing: a FIFO, a device or a directory is refused without blocking, a file
+  // beyond kMaxTraceBytes before it is read, a NUL byte with its line.
+  const std::string text = read_input_file(path, "trace", kMaxTraceBytes);
   std::unique_ptr<TraceReader> reader;
   try {
-    reader = std::make_unique<TraceReader>(path);
-  } catch (const io::error::can_not_open_file& e) {
-    throw InputError("trace " + path + ": cannot read (" + std::strerror(e.errno_value) + ")");
+    reader = std::make_unique<TraceReader>(shown, text.data(), text.data() + text.size());
+  } catch (const io::error::base& e) {
+    throw error_at(1, csv::describe_error(e, ""));
   }
 
   std::vector<TraceRequest> out;

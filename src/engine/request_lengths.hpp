@@ -34,9 +34,14 @@ struct TraceRequest {
 
 inline constexpr std::int64_t kMaxTraceTokens = 16777216;  // prefix_len + extend_len per request, 2^24
 inline constexpr int kMaxTraceRows = 1000000;
+// Largest trace file read, in bytes: a million rows of long request ids fit; the file is refused before it is
+// read beyond this.
+inline constexpr std::int64_t kMaxTraceBytes = std::int64_t{64} << 20;
 
 // Reads a CSV trace with the header request_id,prefix_len,extend_len (columns in any order, no others),
-// one request per row, rows in file order. Throws InputError "trace FILE line N: <what>" on an unreadable
+// one request per row, rows in file order. The file is checked before it is read (core/files.hpp): "trace
+// FILE: not a regular file (a FIFO)" (a directory, a device), "trace FILE: larger than N bytes",
+// "trace FILE line N: contains a NUL byte". Throws InputError "trace FILE line N: <what>" on an unreadable
 // or empty file, a missing, duplicate or extra column, a non-integer value, prefix_len < 0,
 // extend_len < 1, prefix_len + extend_len > kMaxTraceTokens, no rows, or more than kMaxTraceRows rows.
 std::vector<TraceRequest> read_trace(const std::string& path);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "engine/request_lengths.hpp"
 
 namespace attnbench {
@@ -13,7 +15,7 @@ ForwardMode parse_mode(const std::string& s) {
   if (s == "decode") return ForwardMode::decode;
   if (s == "extend") return ForwardMode::extend;
   if (s == "verify") return ForwardMode::target_verify;
-  throw InputError("--mode: unknown mode '" + s + "' (expected decode, extend or verify)");
+  throw InputError("--mode: unknown mode '" + printable(s) + "' (expected decode, extend or verify)");
 }
 
 int Case::q_tokens() const { return std::accumulate(new_lens.begin(), new_lens.end(), 0); }
@@ -37,6 +39,36 @@ double Case::prefix_len_mean() const {
 }
 
 namespace {
+
+// The batch sizes and the per-request length axes a mode expands over (mirrors expand_cases).
+struct ModeAxes {
+  const std::vector<int>* batches;
+  std::vector<std::pair<const char*, std::size_t>> lengths;  // (option, values)
+  const char* batch_option;
+};
+
+ModeAxes mode_axes(const RunPlan& p, ForwardMode mode) {
+  if (mode == ForwardMode::extend) {
+    const bool own = !p.extend_batches.empty();
+    return {own ? &p.extend_batches : &p.batches,
+            {{"--prefix-len", p.prefix_lens.size()}, {"--extend-len", p.extend_lens.size()}},
+            own ? "--extend-batch" : "--batch"};
+  }
+  if (mode == ForwardMode::target_verify) {
+    const bool own_b = !p.verify_batches.empty(), own_kv = !p.verify_kv_lens.empty();
+    return {own_b ? &p.verify_batches : &p.batches,
+            {{own_kv ? "--verify-kv-len" : "--kv-len", own_kv ? p.verify_kv_lens.size() : p.kv_lens.size()}},
+            own_b ? "--verify-batch" : "--batch"};
+  }
+  return {&p.batches, {{"--kv-len", p.kv_lens.size()}}, "--batch"};
+}
+
+std::string count_text(double v) {
+  if (v < 1e15) return std::to_string(static_cast<long long>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
 
 std::string dist_suffix(const RunPlan& p) {
   if (p.length_dist == "fixed") return "";
@@ -66,11 +98,86 @@ void for_each_configuration(const RunPlan& p, const ConfigurationVisitor& visit)
   }
 }
 
+SweepSize sweep_size(const RunPlan& p, std::int64_t trace_requests) {
+  SweepSize size;
+  const double configurations = static_cast<double>(p.models.size()) * static_cast<double>(p.dtypes.size()) *
+                                static_cast<double>(p.page_sizes.size());
+  const double seeds = static_cast<double>(p.seeds.size());
+  for (const std::string& m : p.modes) {
+    double cases = 0, requests = 0;
+    if (!p.trace.empty()) {
+      cases = 1;
+      requests = static_cast<double>(std::max<std::int64_t>(1, trace_requests));
+    } else {
+      const ModeAxes axes = mode_axes(p, parse_mode(m));
+      double lengths = 1;
+      for (const auto& [option, n] : axes.lengths) lengths *= static_cast<double>(n);
+      double batch_sum = 0;
+      for (int b : *axes.batches) batch_sum += std::max(0, b);
+      cases = static_cast<double>(axes.batches->size()) * lengths;
+      requests = batch_sum * lengths;
+    }
+    size.cases += configurations * seeds * cases;
+    size.requests += configurations * seeds * requests;
+  }
+  return size;
+}
+
+void check_sweep_size(const RunPlan& p, std::int64_t trace_requests) {
+  const SweepSize size = sweep_size(p, trace_requests);
+  if (size.cases <= kMaxSweepCases && size.requests <= kMaxSweepRequests) return;
+  // The lists that multiply: every axis with more than one value that some mode expands over.
+  std::vector<std::pair<std::string, std::size_t>> lists = {
+      {"--model", p.models.size()}, {"--dtype", p.dtypes.size()}, {"--mode", p.modes.size()},
+      {"--page-size", p.page_sizes.size()}};
+  const auto add = [&lists](const std::string& option, std::size_t n) {
+    for (const auto& l : lists)
+      if (l.first == option) return;
+    lists.push_back({option, n});
+  };
+  int largest_batch = 0;
+  const char* batch_option = "--batch";
+  if (p.trace.empty()) {
+    for (const std::string& m : p.modes) {
+      const ModeAxes axes = mode_axes(p, parse_mode(m));
+      add(axes.batch_option, axes.batches->size());
+      for (const auto& [option, n] : axes.lengths) add(option, n);
+      for (int b : *axes.batches)
+        if (b > largest_batch) {
+          largest_batch = b;
+          batch_option = axes.batch_option;
+        }
+    }
+  }
+  add("--seed", p.seeds.size());
+  std::string names, product;
+  for (const auto& [option, n] : lists) {
+    if (n < 2) continue;
+    names += (names.empty() ? "" : ", ") + option;
+    product += (product.empty() ? "" : " x ") + option + " " + std::to_string(n) + " values";
+  }
+  if (size.cases > kMaxSweepCases)
+    throw InputError((names.empty() ? std::string("the sweep") : names) + ": the sweep would expand to " +
+                     count_text(size.cases) + " cases" + (product.empty() ? "" : " (" + product + ")") +
+                     ", more than the limit of " + count_text(kMaxSweepCases) + "; narrow these lists");
+  const std::string who = !p.trace.empty() ? "--trace " + printable(p.trace) : std::string(batch_option);
+  throw InputError(who + ": the sweep would build " + count_text(size.requests) + " requests over its " +
+                   count_text(size.cases) + " cases" +
+                   (p.trace.empty() ? " (" + std::string(batch_option) + " up to " + std::to_string(largest_batch) +
+                                          " requests per case)"
+                                    : " (" + std::to_string(trace_requests) + " requests per case)") +
+                   ", more than the limit of " + count_text(kMaxSweepRequests) + "; narrow " +
+                   (names.empty() ? who : names + ", " + who));
+}
+
 std::vector<Case> expand_cases(const RunPlan& p) {
-  validate(p);
+  validate(p);  // checks the sweep's size too (a trace counted as one request per case)
   const LengthDist dist = parse_length_dist(p.length_dist);
   std::vector<TraceRequest> trace;
-  if (!p.trace.empty()) trace = read_trace(p.trace);
+  if (!p.trace.empty()) {
+    trace = read_trace(p.trace);
+    check_sweep_size(p, static_cast<std::int64_t>(trace.size()));
+  }
 
   std::vector<Case> cases;
   for_each_configuration(p, [&](const ModelConfig& model, ForwardMode mode, int page, const ServerArgs& server) {
@@ -98,6 +205,11 @@ std::vector<Case> expand_cases(const RunPlan& p) {
       }
     }
     for (const Axis& ax : axes) {
+      // Before any length is drawn: a batch beyond R would allocate its lengths in vain.
+      if (ax.batch > server.max_running_requests)
+        throw InputError((trace.empty() ? std::string("--batch") : "--trace " + printable(p.trace)) + ": " +
+                         std::to_string(ax.batch) + " requests exceed --max-running-requests " +
+                         std::to_string(server.max_running_requests));
       for (std::uint64_t seed : p.seeds) {
         Case c;
         c.model = model;
@@ -121,7 +233,8 @@ std::vector<Case> expand_cases(const RunPlan& p) {
               c.new_lens.push_back(mode == ForwardMode::decode ? 1 : p.draft_tokens);
             }
           }
-          std::string base = p.trace.substr(p.trace.find_last_of('/') + 1);
+          // The file name in the id (and so in the CSV and on the terminal), control characters escaped.
+          std::string base = printable(p.trace.substr(p.trace.find_last_of('/') + 1));
           id += "/trace=" + base + "/b=" + std::to_string(c.batch);
         } else if (mode == ForwardMode::extend) {
           const std::uint64_t s1 = seed * 2654435761u + 11, s2 = seed * 2654435761u + 29;
@@ -144,17 +257,13 @@ std::vector<Case> expand_cases(const RunPlan& p) {
         id += "/p=" + std::to_string(page) + "/" + std::string(dtype_name(model.dtype));
         if (p.seeds.size() > 1 || seed != 1) id += "/seed=" + std::to_string(seed);
         if (c.sinks) id += "/sinks";
-        const std::string length_source = !trace.empty() ? "--trace " + p.trace
+        const std::string length_source = !trace.empty() ? "--trace " + printable(p.trace)
                                           : mode == ForwardMode::extend ? std::string("--prefix-len/--extend-len")
                                                                         : std::string("--kv-len");
         if (c.kv_len_max() > context)
           throw InputError(length_source + ": a request of " + std::to_string(c.kv_len_max()) +
                            " tokens exceeds the context length " + std::to_string(context) + " of " + model.name +
                            " (case " + id + ")");
-        if (c.batch > server.max_running_requests)
-          throw InputError((trace.empty() ? std::string("--batch") : "--trace " + p.trace) + ": " +
-                           std::to_string(c.batch) + " requests exceed --max-running-requests " +
-                           std::to_string(server.max_running_requests));
         c.id = id;
         cases.push_back(std::move(c));
       }

@@ -50,4 +50,22 @@ void for_each_configuration(const RunPlan& plan, const ConfigurationVisitor& vis
 
 ForwardMode parse_mode(const std::string& s);  // decode | extend | verify; InputError naming --mode
 
+// Limits of one sweep, checked before any case is built (a case list beyond them would exhaust memory, or take
+// longer to expand than to refuse): cases, and requests over all cases (each request holds its lengths).
+inline constexpr double kMaxSweepCases = 100000;
+inline constexpr double kMaxSweepRequests = 10000000;
+
+// How big `plan` expands: cases and requests over all cases, from the axes' sizes alone (nothing is built).
+// `trace_requests`: the requests of the --trace file (read_trace), or 0 when it is not read yet (a trace case
+// then counts 1 request). Doubles: the product of long lists may exceed any integer type.
+struct SweepSize {
+  double cases = 0, requests = 0;
+};
+SweepSize sweep_size(const RunPlan& plan, std::int64_t trace_requests = 0);
+
+// Throws InputError when sweep_size(plan, trace_requests) is beyond kMaxSweepCases or kMaxSweepRequests, naming
+// the options whose lists multiply, e.g. "--batch, --kv-len: the sweep would expand to 1000000 cases (--batch
+// 1000 values x --kv-len 1000 values), more than the limit of 100000; narrow these lists".
+void check_sweep_size(const RunPlan& plan, std::int64_t trace_requests = 0);
+
 }  // namespace attnbench

@@ -50,6 +50,7 @@ MemoryRequest make_memory_request(const ModelOptions& m, const std::vector<std::
   MemoryRequest req;
   req.model = resolve_model(m.model, m);
   req.server = resolve_server_args(m);
+  reject_repeated(backends, "--backend");
   req.backends = resolve_backends(backends);
   if (!prefill_backend.empty()) req.prefill_backend = prefill_backend;
   validate_memory_request(req);

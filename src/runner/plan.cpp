@@ -2,14 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <type_traits>
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "engine/forward_batch.hpp"
 #include "engine/request_lengths.hpp"
 #include "runner/case.hpp"
 
 namespace attnbench {
+
+template <class T>
+void reject_repeated(const std::vector<T>& values, const std::string& option) {
+  std::set<T> seen;
+  for (const T& v : values) {
+    if (seen.insert(v).second) continue;
+    std::string shown;
+    if constexpr (std::is_same_v<T, std::string>)
+      shown = printable(v);
+    else
+      shown = std::to_string(v);
+    throw InputError(option + ": the value '" + shown + "' is given twice (a list holds each value once)");
+  }
+}
+template void reject_repeated(const std::vector<int>&, const std::string&);
+template void reject_repeated(const std::vector<std::uint64_t>&, const std::string&);
+template void reject_repeated(const std::vector<std::string>&, const std::string&);
 
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
   ModelConfig model = find_model_preset(name);
@@ -21,6 +41,7 @@ ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
 }
 
 ServerArgs resolve_server_args(const ModelOptions& m) {
+  reject_repeated(m.server.cuda_graph_bs, "--cuda-graph-bs");
   ServerArgs s = m.server;
   if (m.flashinfer_workspace_size < 0)
     throw InputError("--flashinfer-workspace-size: must be positive (got " + std::to_string(m.flashinfer_workspace_size) + ")");
@@ -55,6 +76,24 @@ void require_positive_list(const std::vector<int>& v, const std::string& option,
 }
 
 void validate_axes(const RunPlan& p) {
+  // Unknown names first (a repeated option may also bring an unknown value: that is the error to name).
+  for (const auto& m : p.models) find_model_preset(m);
+  for (const auto& m : p.modes) parse_mode(m);
+  for (const auto& d : p.dtypes) parse_dtype(d, "--dtype");
+  reject_repeated(p.models, "--model");
+  reject_repeated(p.backends, "--backend");
+  reject_repeated(p.modes, "--mode");
+  reject_repeated(p.dtypes, "--dtype");
+  reject_repeated(p.seeds, "--seed");
+  reject_repeated(p.page_sizes, "--page-size");
+  reject_repeated(p.batches, "--batch");
+  reject_repeated(p.kv_lens, "--kv-len");
+  reject_repeated(p.prefix_lens, "--prefix-len");
+  reject_repeated(p.extend_lens, "--extend-len");
+  reject_repeated(p.extend_batches, "--extend-batch");
+  reject_repeated(p.verify_batches, "--verify-batch");
+  reject_repeated(p.verify_kv_lens, "--verify-kv-len");
+  reject_repeated(p.timing, "--timing");
   if (p.models.empty()) throw InputError("--model: needs at least one preset");
   if (p.modes.empty()) throw InputError("--mode: needs at least one mode");
   if (p.dtypes.empty()) throw InputError("--dtype: needs at least one dtype");
@@ -105,6 +144,7 @@ void validate(const RunPlan& plan) {
   resolve_server_args(plan.model);
   const std::vector<std::string> backends = resolve_backends(plan.backends);
   validate_axes(plan);
+  check_sweep_size(plan);  // before anything loops over the product of the lists
   validate_configurations(plan, backends);
   validate_timing(plan);
 }

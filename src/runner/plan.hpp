@@ -26,12 +26,20 @@ struct ModelOptions {
   std::string arch;                             // --arch: sm90 | sm100 | sm120; empty: the device's
 };
 
+// InputError "<option>: the value 'V' is given twice (a list holds each value once)" when `values` holds a value
+// twice: a repeated sweep value would run (and report) the same cases twice, and --resume could not tell them
+// apart. (An error rather than dropping the repeat: the command line says something it did not mean.)
+// Defined for int, std::uint64_t and std::string.
+template <class T>
+void reject_repeated(const std::vector<T>& values, const std::string& option);
+
 // The preset `name` with --layers / --tp-size applied (InputError naming --model, --layers or --tp-size).
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m);
 // m.server with the environment options applied (InputError naming --flashinfer-workspace-size).
 ServerArgs resolve_server_args(const ModelOptions& m);
 // "all" expands to every registered backend, in registry order; names are checked against the registry
-// (InputError naming --backend); duplicates are dropped.
+// (InputError naming --backend); a backend named twice through "all" and by name is kept once. (A name repeated
+// as such is refused earlier, by validate() and make_memory_request(): reject_repeated.)
 std::vector<std::string> resolve_backends(const std::vector<std::string>& names);
 
 // A sweep (`run` / `validate`). List-valued axes expand to their cartesian product, in this order
@@ -68,7 +76,7 @@ struct RunPlan {
 
   // Which of the expanded cases run (runner/selection.hpp).
   std::string case_id;  // only the case with this id
-  std::string filter;   // ECMAScript regex: only the cases whose id matches
+  std::string filter;   // regular expression (RE2, core/id_filter.hpp): only the cases whose id matches
 };
 
 // Every option of the plan, in one pass: the model and server arguments against each preset, page size and

@@ -1,27 +1,25 @@
 #include "runner/selection.hpp"
 
 #include <map>
-#include <regex>
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
+#include "core/id_filter.hpp"
 
 namespace attnbench {
 
 std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan) {
   if (!plan.case_id.empty()) {
     std::erase_if(cases, [&](const Case& c) { return c.id != plan.case_id; });
-    if (cases.empty()) throw InputError("--case-id: no case '" + plan.case_id + "' in this sweep (see --list-cases)");
+    if (cases.empty())
+      throw InputError("--case-id: no case '" + printable(plan.case_id) + "' in this sweep (see --list-cases)");
   }
   if (!plan.filter.empty()) {
-    std::regex re;
-    try {
-      re = std::regex(plan.filter);
-    } catch (const std::regex_error& e) {
-      throw InputError("--filter: invalid regular expression '" + plan.filter + "' (" + e.what() + ")");
-    }
-    std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.id, re); });
-    if (cases.empty()) throw InputError("--filter: no case id matches '" + plan.filter + "' (see --list-cases)");
+    const IdFilter filter(plan.filter, "--filter");  // RE2: linear time, bounded pattern (core/id_filter.hpp)
+    std::erase_if(cases, [&](const Case& c) { return !filter.matches(c.id); });
+    if (cases.empty())
+      throw InputError("--filter: no case id matches '" + printable(plan.filter) + "' (see --list-cases)");
   }
   return cases;
 }

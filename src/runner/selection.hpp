@@ -11,8 +11,9 @@
 
 namespace attnbench {
 
-// The cases of `cases` that plan.case_id (equal id) and plan.filter (ECMAScript regex searched in the id)
-// keep, in order. InputError naming --case-id / --filter when the regex is invalid or nothing is left.
+// The cases of `cases` that plan.case_id (equal id) and plan.filter (a regular expression searched in the id,
+// RE2: core/id_filter.hpp) keep, in order. InputError naming --case-id / --filter when the pattern is invalid or
+// longer than IdFilter::kMaxPatternBytes, or nothing is left.
 std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan);
 
 struct ResumePoint {

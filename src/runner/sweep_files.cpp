@@ -1,12 +1,19 @@
 #include "runner/sweep_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "core/errors.hpp"
+#include "report/results_json.hpp"
 
 namespace attnbench {
 
@@ -21,30 +28,60 @@ std::string default_results_path() {
   return buf;
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty()) return false;
-  std::error_code ec;
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+// Whether `path` exists and is not a regular file (a device, a FIFO): nothing to lock or rename there.
+bool is_special(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-// Whether `path` can be written, without creating anything: an existing writable file, or a new file whose
-// first existing ancestor directory is writable.
-void check_writable(const std::string& path, const std::string& option) {
+// The bytes of the file `path` (no size limit: a file this process just wrote). Throws WriteError when it
+// cannot be read back.
+std::string read_back(const std::string& path, const std::string& target) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw WriteError("cannot write '" + printable(target) + "': " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw WriteError("cannot write '" + printable(target) + "': " + std::strerror(err));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+bool same_file(const std::string& output, const std::string& input) {
+  if (output.empty() || input.empty()) return false;
+  std::error_code ec1, ec2;
+  const fs::path a = fs::weakly_canonical(output, ec1), b = fs::weakly_canonical(input, ec2);
+  if (!ec1 && !ec2 && a == b) return true;
+  const std::optional<FileId> ia = file_id(output), ib = file_id(input);
+  return ia && ib && *ia == *ib;
+}
+
+void check_output_path(const std::string& path, const std::string& option) {
   std::error_code ec;
   const fs::path p(path);
-  if (fs::is_directory(p, ec)) throw InputError(option + ": '" + path + "' is a directory");
+  if (fs::is_directory(p, ec)) throw InputError(option + ": '" + printable(path) + "' is a directory");
   if (fs::exists(p, ec)) {
-    if (::access(path.c_str(), W_OK) != 0) throw InputError(option + ": cannot write '" + path + "'");
+    if (::access(path.c_str(), W_OK) != 0) throw InputError(option + ": cannot write '" + printable(path) + "'");
     return;
   }
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path()) dir = dir.parent_path();
   if (!fs::exists(dir, ec) && dir.is_relative()) dir = ".";  // "results/local/x.csv" from an empty directory
   if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)
-    throw InputError(option + ": cannot write '" + path + "' (" + dir.string() + " is not a writable directory)");
+    throw InputError(option + ": cannot write '" + printable(path) + "' (" + printable(dir.string()) +
+                     " is not a writable directory)");
 }
-
-}  // namespace
 
 SweepFiles sweep_files(const std::string& out, const std::string& json, const std::string& config_file,
                        const std::string& trace, bool resume) {
@@ -57,30 +94,115 @@ SweepFiles sweep_files(const std::string& out, const std::string& json, const st
            : out == "-"                           ? std::string()  // CSV on stdout: a JSON file only when asked
            : fs::path(f.csv).extension() == ".csv" ? fs::path(f.csv).replace_extension(".json").string()
                                                    : f.csv + ".json";
-  if (same_file(f.csv, f.json)) throw InputError("--json: '" + f.json + "' is the --out file");
+  if (same_file(f.json, f.csv) && !is_special(f.csv))
+    throw InputError("--json: '" + printable(f.json) + "' is the --out file");
   for (const auto& [output, option] : {std::pair{f.csv, std::string("--out")}, std::pair{f.json, std::string("--json")}}) {
     if (output.empty() || output == "-") continue;  // none, or stdout
-    if (same_file(output, config_file)) throw InputError(option + ": '" + output + "' is the --config file");
-    if (same_file(output, trace)) throw InputError(option + ": '" + output + "' is the --trace file");
+    for (const auto& [input, input_option] :
+         {std::pair{config_file, std::string("--config")}, std::pair{trace, std::string("--trace")}}) {
+      if (same_file(output, input))
+        throw InputError(option + ": '" + printable(output) + "' is the " + input_option + " file" +
+                         (output == input ? "" : " ('" + printable(input) + "')"));
+    }
   }
-  if (f.csv != "-") check_writable(f.csv, "--out");
-  if (!f.json.empty() && f.json != "-") check_writable(f.json, json.empty() ? "--out" : "--json");
+  if (f.csv != "-") check_output_path(f.csv, "--out");
+  if (!f.json.empty() && f.json != "-") check_output_path(f.json, json.empty() ? "--out" : "--json");
   return f;
 }
 
 void prepare_sweep_files(const SweepFiles& files, bool rewrite, const std::vector<ResultRow>& kept) {
   for (const std::string& f : {files.csv, files.json}) {
+    if (f.empty() || f == "-") continue;
     std::error_code ec;
     const auto parent = fs::path(f).parent_path();
     if (!parent.empty()) fs::create_directories(parent, ec);
   }
   if (!rewrite) return;
-  const std::string tmp = files.csv + ".resume-tmp";
-  {
-    ResultsCsvWriter w(tmp);
-    for (const ResultRow& r : kept) w.write(r);
+  AtomicFile csv(files.csv);
+  csv.stream() << results_csv_header() << '\n';
+  for (const ResultRow& r : kept) csv.stream() << results_csv_line(r) << '\n';
+  csv.commit();
+}
+
+SweepLock::SweepLock(const SweepFiles& files) {
+  // "-" (stdout) and an absent JSON need no lock.
+  if (files.csv != "-" && !is_special(files.csv)) locks_.push_back(std::make_unique<FileLock>(files.csv, "--out"));
+  if (!files.json.empty() && files.json != "-" && !is_special(files.json))
+    locks_.push_back(std::make_unique<FileLock>(files.json, "--json"));
+}
+
+SweepLock::~SweepLock() = default;
+
+ResultsFileWriter::ResultsFileWriter(const std::string& path, bool append) : path_(path) {
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (append ? O_APPEND : O_TRUNC);
+  do {
+    fd_ = ::open(path.c_str(), flags, 0666);
+  } while (fd_ < 0 && errno == EINTR);
+  if (fd_ < 0) throw WriteError("cannot write '" + printable(path_) + "': " + std::strerror(errno));
+  if (!append) write_line(results_csv_header());
+}
+
+ResultsFileWriter::~ResultsFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ResultsFileWriter::write(const ResultRow& row) { write_line(results_csv_line(row)); }
+
+void ResultsFileWriter::write_line(const std::string& text) {
+  const std::string line = text + '\n';
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw WriteError("cannot write '" + printable(path_) + "': " + std::strerror(n < 0 ? errno : EIO));
+    done += static_cast<std::size_t>(n);
   }
-  fs::rename(tmp, files.csv);
+}
+
+void write_sweep_json(const std::string& path, const std::vector<std::pair<std::string, std::string>>& env,
+                      const std::string& command, const std::vector<ResultRow>& rows) {
+  AtomicFile out(path);  // first: a path that cannot be written fails before the work of rendering
+  // report/results_json.hpp writes to a path: the document is rendered into a private scratch file and read
+  // back, then goes out through `out`. (A writer to a std::ostream would spare the scratch file.)
+  std::string scratch = (fs::temp_directory_path() / "attnbench-json-XXXXXX").string();
+  const int fd = ::mkstemp(scratch.data());
+  if (fd < 0) throw WriteError("cannot write '" + printable(path) + "': a scratch file: " + std::strerror(errno));
+  ::close(fd);
+  std::string text;
+  try {
+    write_results_json(scratch, env, command, rows);
+    text = read_back(scratch, path);
+  } catch (...) {
+    ::unlink(scratch.c_str());
+    throw;
+  }
+  ::unlink(scratch.c_str());
+  // A scratch write that failed half-way (a full temporary directory) leaves a document cut short.
+  if (text.empty() || text.back() != '\n' || !nlohmann::json::accept(text))
+    throw WriteError("cannot write '" + printable(path) + "': the report could not be rendered (is " +
+                     printable(fs::temp_directory_path().string()) + " full?)");
+  out.stream() << text;
+  out.commit();
+}
+
+std::vector<std::pair<std::string, std::string>> read_json_environment(const std::string& path,
+                                                                       const std::string& what) {
+  const std::string label = what + " " + printable(path);
+  const std::string text = read_input_file(path, what, std::int64_t{1} << 31);
+  // Only the environment is kept: the rows (with their raw samples) are skipped while parsing.
+  using Json = nlohmann::ordered_json;  // keeps the environment in file order
+  const auto keep = [](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth == 1 && event == Json::parse_event_t::key) return parsed == "environment";
+    return true;
+  };
+  const Json j = Json::parse(text, keep, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw InputError(label + ": not a JSON report (it does not parse)");
+  const auto it = j.find("environment");
+  if (it == j.end() || !it->is_object()) throw InputError(label + ": no \"environment\" object");
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& [k, v] : it->items()) env.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  return env;
 }
 
 }  // namespace attnbench

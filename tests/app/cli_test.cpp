@@ -2,6 +2,7 @@
 #include "app/cli.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/errors.hpp"
 #include "support/test_util.hpp"
@@ -69,6 +70,34 @@ TEST(Cli, ParseErrorsNameTheCulprit) {
   TempDir d;
   test::write_file(d.file("bad.toml"), "bogus-key = 3\n");
   expect_bad({"memory", "--config", d.file("bad.toml")}, "bogus-key");
+}
+
+TEST(Cli, HardenedParsing) {
+  // A flag takes no value on the command line.
+  expect_bad({"run", "--sinks=1"}, "--sinks: a flag takes no value (got '--sinks=1'; give --sinks alone to set it)");
+  expect_bad({"memory", "--disable-cuda-graph=false"}, "--disable-cuda-graph: a flag takes no value");
+  EXPECT_TRUE(parse_cli({"run", "--sinks"}).run.plan.sinks);
+  // 64-bit integers: refused beyond their range, not clamped.
+  expect_bad({"run", "--seed", "18446744073709551616"}, "'18446744073709551616' is beyond 2^64 - 1");
+  expect_bad({"run", "--seed", "1,000000000000000000000000000001"}, "--seed");
+  EXPECT_EQ(parse_cli({"run", "--seed", "18446744073709551615"}).run.plan.seeds,
+            (std::vector<std::uint64_t>{18446744073709551615ull}));
+  expect_bad({"memory", "--flashinfer-workspace-size", "9223372036854775808"}, "beyond 2^63 - 1");
+  // --config=FILE is checked like --config FILE (a FIFO would block CLI11's reader forever).
+  TempDir d;
+  const std::string fifo = d.file("c.toml");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  expect_bad({"run", "--config=" + fifo}, "--config " + fifo + ": not a regular file (a FIFO)");
+  expect_bad({"run", "--config", fifo}, "not a regular file (a FIFO)");
+  // The TOML reader is toml++: multi-line arrays are TOML; the --config path reaches memory's options too.
+  test::write_file(d.file("m.toml"), "batch = [\n  1,\n  2,\n]\n");
+  const ParsedCli c = parse_cli({"run", "--config=" + d.file("m.toml")});
+  EXPECT_EQ(c.run.plan.batches, (std::vector<int>{1, 2}));
+  EXPECT_EQ(c.run.config_file, d.file("m.toml"));
+  test::write_file(d.file("mm.toml"), "page-size = 32\n");
+  EXPECT_EQ(parse_cli({"memory", "--config", d.file("mm.toml")}).memory.config_file, d.file("mm.toml"));
+  // Unknown names are echoed with control characters escaped.
+  expect_bad({"frob\x1bnicate"}, "unknown subcommand 'frob\\x1bnicate'");
 }
 
 // End to end through the binary: exit code 2, one line on stderr naming the culprit, nothing on stdout.

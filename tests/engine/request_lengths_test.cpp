@@ -3,10 +3,12 @@
 #include "engine/request_lengths.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -256,6 +258,32 @@ TEST_F(TraceFiles, RowLimit) {
   EXPECT_EQ(at_limit.size(), 1000000u);
   text += "r,0,1\n";
   EXPECT_EQ(error_for(text), prefix(1000002) + "more than 1000000 rows");
+}
+
+// Hostile files: checked before they are read (core/files.hpp), so nothing blocks or reads without bound.
+TEST_F(TraceFiles, FifoDeviceSizeAndNulAreRefusedBeforeReading) {
+  const std::string fifo = dir_.file("fifo.csv");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const auto error_of = [](const std::string& path) -> std::string {
+    try {
+      read_trace(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  };
+  EXPECT_EQ(error_of(fifo), "trace " + fifo + ": not a regular file (a FIFO)");  // would block forever when opened
+  EXPECT_EQ(error_of("/dev/zero"), "trace /dev/zero: not a regular file (a character device)");
+  EXPECT_EQ(error_of(dir_.path()), "trace " + dir_.path() + ": not a regular file (a directory)");
+  const std::string big = write("big.csv", "request_id,prefix_len,extend_len\n");
+  std::filesystem::resize_file(big, static_cast<std::uintmax_t>(kMaxTraceBytes) + 1);
+  EXPECT_EQ(error_of(big), "trace " + big + ": larger than " + std::to_string(kMaxTraceBytes) + " bytes (" +
+                               std::to_string(kMaxTraceBytes + 1) + " bytes)");
+  EXPECT_EQ(error_for(std::string("request_id,prefix_len,extend_len\nr\0,1,2\n", 40)),
+            prefix(2) + "contains a NUL byte");
+  // A name with control characters is echoed escaped.
+  const std::string odd = write("a\x1b[2J.csv", "request_id,prefix_len,extend_len\nr0,x,1\n");
+  EXPECT_EQ(error_of(odd), "trace " + dir_.file("a\\x1b[2J.csv") + " line 2: prefix_len 'x' is not an integer");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
+#include "runner/case.hpp"
 #include "runner/sampler.hpp"
 
 namespace attnbench {
@@ -148,6 +149,62 @@ TEST(Plan, ReproOptionsDropTheRowPlacingOptionsAndQuoteForTheShell) {
                            "--case-id", "x", "--filter", "y", "--resume", "-q", "--quiet", "--list-cases", "--batch",
                            "1,2", "--trace", "my trace.csv"}),
             "--model tiny --batch 1,2 --trace 'my trace.csv'");
+}
+
+TEST(Plan, ARepeatedListValueIsAnErrorNamingTheOptionAndTheValue) {
+  expect_message([](RunPlan& p) { p.batches = {1, 2, 1}; },
+                 "--batch: the value '1' is given twice (a list holds each value once)");
+  expect_named([](RunPlan& p) { p.modes = {"decode", "decode"}; }, "--mode: the value 'decode'");
+  expect_named([](RunPlan& p) { p.seeds = {7, 7}; }, "--seed: the value '7'");
+  expect_named([](RunPlan& p) { p.models = {"tiny", "tiny"}; }, "--model: the value 'tiny'");
+  expect_named([](RunPlan& p) { p.backends = {"flashinfer", "flashinfer"}; }, "--backend: the value 'flashinfer'");
+  expect_named([](RunPlan& p) { p.dtypes = {"bf16", "bf16"}; }, "--dtype");
+  expect_named([](RunPlan& p) { p.kv_lens = {8, 8}; }, "--kv-len");
+  expect_named([](RunPlan& p) { p.page_sizes = {64, 64}; }, "--page-size");
+  expect_named([](RunPlan& p) { p.timing = {"eager", "eager"}; }, "--timing");
+  expect_named([](RunPlan& p) { p.model.server.cuda_graph_bs = {1, 1}; }, "--cuda-graph-bs: the value '1'");
+  expect_named([](RunPlan& p) { p.models = {"ti\nny", "ti\nny"}; }, "'ti\\nny'");  // escaped
+}
+
+TEST(Plan, ASweepTooLargeIsRefusedWithItsSizeBeforeAnythingIsBuilt) {
+  RunPlan p = tiny_plan();
+  p.modes = {"decode", "extend", "verify"};
+  p.batches = {1, 2};
+  p.kv_lens = {8, 16, 32};
+  p.prefix_lens = {0, 4};
+  p.extend_lens = {8};
+  p.seeds = {1, 2};
+  // decode 2 x 3, extend 2 x 2 x 1, verify 2 x 3 cases, each x 2 seeds; requests: the batches' sum per length.
+  const SweepSize s = sweep_size(p);
+  EXPECT_EQ(s.cases, (6 + 4 + 6) * 2);
+  EXPECT_EQ(s.requests, ((1 + 2) * 3 + (1 + 2) * 2 + (1 + 2) * 3) * 2);
+  std::vector<int> many;
+  for (int i = 1; i <= 1000; ++i) many.push_back(i);
+  expect_message(
+      [&](RunPlan& q) {
+        q.batches = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+        q.kv_lens = many;
+        q.seeds = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+      },
+      "--batch, --kv-len, --seed: the sweep would expand to 110000 cases (--batch 11 values x --kv-len 1000 values "
+      "x --seed 10 values), more than the limit of 100000; narrow these lists");
+  expect_message(
+      [&](RunPlan& q) {
+        q.batches = {4096};
+        q.kv_lens.clear();
+        for (int i = 1; i <= 2500; ++i) q.kv_lens.push_back(i);
+      },
+      "--batch: the sweep would build 10240000 requests over its 2500 cases (--batch up to 4096 requests per case), "
+      "more than the limit of 10000000; narrow --kv-len, --batch");
+  // Lists far beyond any memory: refused from their sizes alone, at once.
+  expect_named(
+      [&](RunPlan& q) {
+        q.kv_lens = many;
+        q.batches = many;
+        q.seeds.clear();
+        for (std::uint64_t i = 1; i <= 1000; ++i) q.seeds.push_back(i);
+      },
+      "1000000000 cases");
 }
 
 }  // namespace
