@@ -5,6 +5,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "core/errors.hpp"
+#include "core/files.hpp"
 
 namespace attnbench {
 
@@ -35,6 +36,9 @@ int main_app(int argc, char** argv) {
     }
     std::cerr << "attnbench: error: a subcommand is required (run, validate, memory, compare, report, list, env); try --help\n";
     return 2;
+  } catch (const WriteError& e) {  // an output that did not reach its file or stdout: "cannot write ..."
+    std::cerr << "attnbench: error: " << e.what() << "\n";
+    return 1;
   } catch (const InputError& e) {
     std::cerr << "attnbench: error: " << e.what() << "\n";
     return 2;
