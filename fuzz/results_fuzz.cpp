@@ -1,8 +1,10 @@
-// libFuzzer target: a results CSV (the schema of src/report/results_csv.hpp). Each input is written to a
-// scratch file and read with attnbench::read_results_csv, the reader `compare` and `--resume` rely on.
-// Expected outcomes: rows, or attnbench::InputError. Anything else is a finding: a crash, a sanitizer report,
-// another exception, or rows that do not survive a write -> read round trip (the CSV is an API: what the
-// reader accepts, the writer must reproduce). Text holding CR or LF is left out of the round trip: the parser
+// libFuzzer target: a results file. Each input is written to two scratch files and read as a results CSV
+// (attnbench::read_results_csv, the reader `compare`, `report` and `--resume` rely on) and as a JSON report
+// (attnbench::load_result_set on a .json name). Expected outcomes: rows, or attnbench::InputError. Anything else
+// is a finding: a crash, a hang, a sanitizer report, another exception, an accepted row or raw sample outside
+// its column's domain (NaN, infinity, a negative, an unknown status / mode / timing: the readers must refuse
+// them), or CSV rows that do not survive a write -> read round trip (the CSV is an API: what the reader
+// accepts, the writer must reproduce). Text holding CR or LF is left out of the round trip: the parser
 // cannot read a line feed inside a field back (a documented limitation of read_results_csv).
 // Build and run: scripts/fuzz.sh (FUZZ_SECONDS per target, default 60).
 #include <unistd.h>
@@ -23,7 +25,7 @@ namespace {
 // Scratch files per process (under $TMPDIR or /tmp), rewritten for every input.
 std::string make_scratch(const char* name) { return attnbench::fuzz::make_scratch(name, 4); }
 
-std::string g_input, g_again;
+std::string g_input, g_again, g_json;
 
 using attnbench::fuzz::write_file;
 
@@ -45,11 +47,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (g_input.empty()) {
     g_input = make_scratch("attnbench-results-fuzz-XXXXXX.csv");
     g_again = make_scratch("attnbench-results-fuzz-again-XXXXXX.csv");
+    g_json = make_scratch("attnbench-results-fuzz-XXXXXX.json");
     std::atexit([] {
       std::remove(g_input.c_str());
       std::remove(g_again.c_str());
+      std::remove(g_json.c_str());
     });
   }
+  // As a JSON report: rows and raw samples in their domains, or InputError.
+  write_file(g_json, data, size);
+  try {
+    const attnbench::ResultSet set = attnbench::load_result_set(g_json);
+    for (const auto& r : set.rows) {
+      if (const std::string e = attnbench::result_row_domain_error(r); !e.empty())
+        finding("the JSON reader accepted a row outside its domain: " + e);
+      if (const std::string e = attnbench::samples_domain_error(r.samples_us); !e.empty())
+        finding("the JSON reader accepted a raw sample outside its domain: " + e);
+    }
+  } catch (const attnbench::InputError&) {
+  }
+
   write_file(g_input, data, size);
   std::vector<attnbench::ResultRow> rows;
   try {
@@ -64,6 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& r : rows) {
     if (r.schema_version != attnbench::kResultsSchemaVersion)
       finding("a row of another schema version accepted");
+    if (const std::string e = attnbench::result_row_domain_error(r); !e.empty())
+      finding("the CSV reader accepted a row outside its domain: " + e);
     if (has_line_break(r)) continue;
     lines.push_back(attnbench::results_csv_line(r));
     text += lines.back() + "\n";

@@ -261,6 +261,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     compare->add_flag("--allow-env-mismatch", c.allow_env_mismatch, "Compare results from different GPUs / drivers");
     compare->add_flag("--allow-version-mismatch", c.allow_version_mismatch,
                       "Compare rows that model different SGLang releases (--sglang)");
+    compare->add_flag("--strict", c.strict,
+                      "Fail a pair whose samples are too few for the rank test to reach --alpha (default: warn)");
     compare->add_flag("--peers", c.peers,
                       "Model vs library, not the gate: BASE holds attnbench's rows, NEW the library script's "
                       "(backends *_lib); per case the latency ratio model / library");

@@ -10,9 +10,10 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <memory>
+#include <utility>
 
 #include "app/backend_catalog.hpp"
 #include "app/data_dir.hpp"
@@ -329,6 +330,49 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   return sum.all_good() && earlier_bad == 0 ? 0 : 1;
 }
 
+namespace {
+
+// Where compare / report write: `path` (all or nothing, through AtomicFile) or `out` (stdout); refused when it
+// names one of `inputs` (the same file by device and inode: a symlink or a hard link too).
+class ReportOutput {
+ public:
+  // Refuses an output that is one of `inputs` (exit 2, before anything is read or written).
+  ReportOutput(const std::string& path, std::ostream& out,
+               const std::vector<std::pair<std::string, std::string>>& inputs)
+      : path_(path == "-" ? std::string() : path), out_(out) {  // "-": stdout
+    if (!path_.empty()) check_not_an_input(path_, "--out", inputs);
+  }
+  // Opens the output (after the inputs were read, so that a bad input is the error reported): InputError
+  // "--out: cannot write 'PATH': <reason>" (exit 2) when the file cannot be created.
+  std::ostream& stream() {
+    if (path_.empty()) return out_;
+    if (!file_) {
+      try {
+        file_.emplace(path_);
+      } catch (const WriteError& e) {
+        throw InputError(std::string("--out: ") + e.what());
+      }
+    }
+    return file_->stream();
+  }
+  // Publishes the file, or checks that every byte reached stdout; WriteError (exit 1) when not.
+  void finish() {
+    if (path_.empty()) {
+      check_stream_written(out_, "stdout");
+      return;
+    }
+    stream();  // opens it if nothing was written
+    file_->commit();
+  }
+
+ private:
+  std::string path_;
+  std::ostream& out_;
+  std::optional<AtomicFile> file_;
+};
+
+}  // namespace
+
 int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   if (o.max_slowdown < 0) throw InputError("--max-slowdown: must be >= 0 (a fraction, e.g. 0.05)");
   if (o.max_memory_growth < 0) throw InputError("--max-memory-growth: must be >= 0 bytes");
@@ -341,6 +385,8 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   opt.min_effect = o.min_effect;
   opt.allow_env_mismatch = o.allow_env_mismatch;
   opt.allow_version_mismatch = o.allow_version_mismatch;
+  opt.strict = o.strict;
+  ReportOutput output(o.out, out, {{"BASE", o.base}, {"NEW", o.now}});
   const ResultSet base = load_result_set(o.base);
   const ResultSet now = load_result_set(o.now);
   if (o.peers) {
@@ -351,9 +397,7 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
     for (const std::string& w : check_peer_environments(base, now, o.allow_env_mismatch, "BASE", "NEW"))
       pc.warnings.push_back(w);
     if (!now.environment.empty()) pc.library_environments.push_back(now.environment);
-    std::ofstream file;
-    if (!is_stdout(o.out)) file = open_output(o.out);
-    std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
+    std::ostream& os = output.stream();
     // CSV and JSON stay machine-readable: the line goes to stderr, and into the JSON document.
     if (o.format == "md" || o.format == "markdown") {
       os << line << "\n\n";
@@ -367,14 +411,12 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
       os << line << "\n\n";
       write_peer_table(os, pc);
     }
-    os.flush();
+    output.finish();
     return 0;
   }
   check_compare_sides(base, now, o.base, o.now);
   const CompareResult r = compare_results(base, now, opt);
-  std::ofstream file;
-  if (!is_stdout(o.out)) file = open_output(o.out);
-  std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
+  std::ostream& os = output.stream();
   if (o.format == "md" || o.format == "markdown")
     write_compare_markdown(os, r);
   else if (o.format == "csv")
@@ -383,13 +425,20 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
     write_compare_json(os, r);
   else
     write_compare_table(os, r);
-  os.flush();
+  output.finish();
+  const auto too_few = std::count_if(r.pairs.begin(), r.pairs.end(), [](const PairResult& p) { return p.too_few_samples; });
+  if (too_few > 0 && !opt.strict)
+    std::cerr << "attnbench compare: warning: " << too_few
+              << " pair(s) with too few samples for a latency verdict (a failure with --strict)\n";
   if (r.failed)
     for (const auto& f : r.failures) std::cerr << "attnbench compare: FAIL: " << f << "\n";
   return r.failed ? 1 : 0;
 }
 
 int run_report_command(const ReportOptions& o, std::ostream& out) {
+  std::vector<std::pair<std::string, std::string>> inputs = {{"RESULTS", o.results}, {"--memory", o.memory}};
+  for (const std::string& p : o.peers) inputs.push_back({"--peers", p});
+  ReportOutput output(o.out, out, inputs);
   const ResultSet set = load_result_set(o.results);
   const std::vector<std::string> figures = o.plots.empty() ? std::vector<std::string>{} : figure_links(o.plots, o.out);
   std::optional<MemoryReport> memory;
@@ -397,11 +446,9 @@ int run_report_command(const ReportOptions& o, std::ostream& out) {
   std::vector<ResultSet> peers;
   const BackendCatalog catalog = backend_catalog();
   for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));
-  std::ofstream file;
-  if (!is_stdout(o.out)) file = open_output(o.out);
-  std::ostream& os = is_stdout(o.out) ? out : static_cast<std::ostream&>(file);
-  write_markdown_report(os, set, memory ? &*memory : nullptr, set.command, catalog, peers, markdown_extras(figures));
-  os.flush();
+  write_markdown_report(output.stream(), set, memory ? &*memory : nullptr, set.command, catalog, peers,
+                        markdown_extras(figures));
+  output.finish();
   return 0;
 }
 

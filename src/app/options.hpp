@@ -43,6 +43,7 @@ struct CompareCliOptions {
   double min_effect = 0.02;
   bool allow_env_mismatch = false;
   bool allow_version_mismatch = false;
+  bool strict = false;  // --strict: a pair with too few samples for a latency verdict fails (else a warning)
   bool peers = false;  // --peers: BASE = model rows, NEW = library rows (*_lib): the peer comparison, not the gate
   std::string format = "table";  // table | md | csv | json
   std::string out;

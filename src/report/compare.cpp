@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
+#include "core/rank_test.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/table.hpp"
@@ -112,6 +114,14 @@ std::vector<std::string> check_sglang_versions(const ResultSet& base, const Resu
   return {diff};
 }
 
+// "too few samples (N vs M; at least K per side needed at alpha A)"
+std::string too_few_text(std::size_t na, std::size_t nb, double alpha) {
+  const std::size_t k = min_samples_per_side(alpha);
+  return "too few samples (" + std::to_string(na) + " vs " + std::to_string(nb) + "; " +
+         (k > 0 ? "at least " + std::to_string(k) + " per side needed" : std::string("no sample size reaches it")) +
+         " at alpha " + fmt("%g", alpha) + ")";
+}
+
 // The latency verdict of one pair (fills medians, change, verdict, method, p_value).
 void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const std::vector<double>* sa,
                    const std::vector<double>* sb, const CompareOptions& opt) {
@@ -122,11 +132,12 @@ void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const 
   p.verdict = "n/a";
   if (a.status != "ok" || b.status != "ok") return;
 
-  std::optional<MannWhitney> mw;
-  if (sa && sb && !sa->empty() && !sb->empty()) {
+  std::optional<RankTest> mw;
+  const bool samples = sa && sb && !sa->empty() && !sb->empty();
+  if (samples) {
     p.base_median_us = summarize(*sa).median;
     p.new_median_us = summarize(*sb).median;
-    mw = mann_whitney_u(*sb, *sa);
+    mw = mann_whitney_test(*sb, *sa);
   } else {
     p.base_median_us = a.step_median_us;
     p.new_median_us = b.step_median_us;
@@ -141,6 +152,12 @@ void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const 
     p.method = "mann-whitney";
     p.p_value = mw->p_value;
     const bool significant = mw->p_value < opt.alpha;
+    if (big && !significant && min_reachable_p(sa->size(), sb->size()) >= opt.alpha) {
+      // No data of these sizes could confirm the change: say so instead of "ambiguous".
+      p.verdict = too_few_text(sa->size(), sb->size(), opt.alpha);
+      p.too_few_samples = true;
+      return;
+    }
     p.verdict = !big ? "same" : significant ? direction : "ambiguous";
     return;
   }
@@ -151,6 +168,23 @@ void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const 
   } else {
     p.verdict = big ? "ambiguous" : "same";  // no ranges: a large change cannot be told from noise
   }
+}
+
+// Refuses rows and raw samples outside their columns' domains (the readers refuse them in files; this covers
+// sets built in memory).
+void check_domains(const ResultSet& s, const char* side) {
+  const auto bad = [side](std::size_t i, const ResultRow& r, const std::string& what) {
+    return InputError(std::string("compare: ") + side + " row " + std::to_string(i) + " (" +
+                      printable(sample_key(r)) + "): " + what);
+  };
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const ResultRow& r = s.rows[i];
+    if (std::string e = result_row_domain_error(r); !e.empty()) throw bad(i, r, e);
+    if (std::string e = samples_domain_error(r.samples_us); !e.empty()) throw bad(i, r, e);
+  }
+  for (const auto& [key, v] : s.samples)
+    if (std::string e = samples_domain_error(v); !e.empty())
+      throw InputError(std::string("compare: ") + side + " samples of " + printable(key) + ": " + e);
 }
 
 PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet& base, const ResultSet& now,
@@ -189,18 +223,31 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
 
   if (a.status != b.status) {
     p.correctness.push_back("status " + a.status + " -> " + b.status);
-    if (a.status == "ok" && (b.status == "failed" || b.status == "oom"))
-      p.failures.push_back(key + ": status ok -> " + b.status + (b.note.empty() ? "" : " (" + b.note + ")"));
+    // ok -> anything else: NEW lost the evidence BASE had (a skipped row measures nothing).
+    if (a.status == "ok")
+      p.failures.push_back(key + ": status ok -> " + b.status + (b.note.empty() ? "" : " (" + printable(b.note) + ")"));
   }
   if (a.ref_pass != b.ref_pass) {
     const auto s = [](const std::optional<bool>& v) {
       return v ? std::string(*v ? "1" : "0") : std::string("empty");
     };
     p.correctness.push_back("ref_pass " + s(a.ref_pass) + " -> " + s(b.ref_pass));
-    if (a.ref_pass == true && b.ref_pass == false)
-      p.failures.push_back(key + ": ref_pass 1 -> 0 (max abs error " +
-                           (b.ref_max_abs_err ? fmt("%.3g", *b.ref_max_abs_err) : std::string("?")) + ")");
   }
+  // A failed reference check fails the gate on whichever side it is: a row that failed it is no evidence.
+  const auto err = [](const ResultRow& r) {
+    return r.ref_max_abs_err ? fmt("%.3g", *r.ref_max_abs_err) : std::string("?");
+  };
+  const bool base_failed = a.ref_pass == false, new_failed = b.ref_pass == false;
+  if (new_failed && a.ref_pass == true)
+    p.failures.push_back(key + ": ref_pass 1 -> 0 (max abs error " + err(b) + ")");
+  else if (base_failed && new_failed)
+    p.failures.push_back(key + ": ref_pass 0 in BASE and NEW: both failed the reference check (max abs error " +
+                         err(a) + " and " + err(b) + ")");
+  else if (base_failed)
+    p.failures.push_back(key + ": ref_pass 0 in BASE: the baseline failed the reference check (max abs error " +
+                         err(a) + "), so it is no evidence");
+  else if (new_failed)
+    p.failures.push_back(key + ": ref_pass 0 in NEW (max abs error " + err(b) + ")");
   const std::set<std::string> ea = bitwise_equal_names(a.bitwise_equal_to), eb = bitwise_equal_names(b.bitwise_equal_to);
   for (const std::string& name : ea)
     if (!eb.count(name)) p.correctness.push_back("bitwise_equal_to lost " + name);
@@ -212,6 +259,8 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
 }  // namespace
 
 CompareResult compare_results(const ResultSet& base, const ResultSet& now, const CompareOptions& opt) {
+  check_domains(base, "BASE");
+  check_domains(now, "NEW");
   check_schema_versions(base, now);
   check_unique_keys(base.rows, "compare: BASE");
   check_unique_keys(now.rows, "compare: NEW");
@@ -235,10 +284,38 @@ CompareResult compare_results(const ResultSet& base, const ResultSet& now, const
       continue;
     }
     r.pairs.push_back(compare_pair(a, *it->second, base, now, opt));
-    for (const std::string& f : r.pairs.back().failures) r.failures.push_back(f);
+    PairResult& p = r.pairs.back();
+    if (p.too_few_samples) {
+      const std::string line = key + ": " + p.verdict + ": a " + pct(*p.change) + " change can be neither confirmed nor ruled out";
+      if (opt.strict) {
+        p.failures.push_back(line + " (--strict)");
+      } else {
+        r.warnings.push_back(line + " (a failure with --strict)");
+      }
+    }
+    for (const std::string& f : p.failures) r.failures.push_back(f);
   }
   for (const ResultRow& b : now.rows)
     if (!base_keys.count(sample_key(b))) r.only_in_new.push_back(sample_key(b));
+  // Comparing nothing is not a pass.
+  const auto both_ok = std::count_if(r.pairs.begin(), r.pairs.end(), [](const PairResult& p) {
+    return p.base_status == "ok" && p.new_status == "ok";
+  });
+  if (both_ok == 0) {
+    const std::string nb = std::to_string(base.rows.size()), nn = std::to_string(now.rows.size());
+    std::string why;
+    if (base.rows.empty() && now.rows.empty())
+      why = "neither BASE nor NEW has a row";
+    else if (base.rows.empty())
+      why = "BASE has no row (NEW has " + nn + ")";
+    else if (now.rows.empty())
+      why = "NEW has no row (BASE has " + nb + ")";
+    else if (r.pairs.empty())
+      why = "BASE (" + nb + " rows) and NEW (" + nn + " rows) have no case_id|backend|timing in common";
+    else
+      why = "none of the " + std::to_string(r.pairs.size()) + " pairs is ok on both sides";
+    r.failures.push_back("nothing compared: " + why);
+  }
   r.failed = !r.failures.empty();
   return r;
 }
@@ -255,14 +332,14 @@ struct Counts {
 Counts count(const CompareResult& r) {
   Counts c;
   for (const PairResult& p : r.pairs) {
-    ++c.verdicts[p.verdict];
+    ++c.verdicts[p.too_few_samples ? std::string("too few samples") : p.verdict];
     if (std::any_of(p.memory.begin(), p.memory.end(),
                     [&](const MemoryDelta& d) { return d.delta() > r.options.max_memory_growth; }))
       ++c.memory_growth;
     if (!p.correctness.empty()) ++c.correctness_changes;
     if (std::any_of(p.failures.begin(), p.failures.end(), [](const std::string& f) {
           return f.find("status ok ->") != std::string::npos ||
-                 f.find("ref_pass 1 -> 0") != std::string::npos;
+                 f.find("ref_pass 1 -> 0") != std::string::npos || f.find("ref_pass 0 in") != std::string::npos;
         }))
       ++c.correctness_regressions;
   }
@@ -278,6 +355,8 @@ std::string summary_line(const CompareResult& r) {
     const auto it = c.verdicts.find(order[i]);
     s += (i ? ", " : "") + std::to_string(it == c.verdicts.end() ? 0 : it->second) + " " + order[i];
   }
+  if (const auto it = c.verdicts.find("too few samples"); it != c.verdicts.end())
+    s += ", " + std::to_string(it->second) + " too few samples";
   s += "; " + std::to_string(c.memory_growth) + " with memory growth, " +
        std::to_string(c.correctness_regressions) + " correctness regressions, " +
        std::to_string(r.missing_in_new.size()) + " missing in NEW, " + std::to_string(r.only_in_new.size()) +
@@ -460,7 +539,8 @@ void write_compare_json(std::ostream& os, const CompareResult& r) {
                   {"max_memory_growth_bytes", r.options.max_memory_growth},
                   {"alpha", r.options.alpha},
                   {"min_effect", r.options.min_effect},
-                  {"allow_env_mismatch", r.options.allow_env_mismatch}};
+                  {"allow_env_mismatch", r.options.allow_env_mismatch},
+                  {"strict", r.options.strict}};
   const Counts c = count(r);
   oj verdicts = oj::object();
   for (const auto& [v, n] : c.verdicts) verdicts[v] = n;

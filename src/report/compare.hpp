@@ -1,11 +1,22 @@
 // `attnbench compare BASE NEW`: pairs the rows of two result sets by (case_id, backend, timing) and says, per
 // pair, whether NEW is faster, slower or the same as BASE (with the noise accounted for), how much memory
-// grew and whether correctness regressed. The gate fails only on a confirmed slowdown beyond a threshold,
-// memory growth, a correctness regression, or rows of BASE that NEW lacks.
+// grew and whether correctness regressed. The gate fails when NEW is not evidence that nothing regressed:
+//   - a confirmed slowdown beyond max_slowdown, or memory growth beyond max_memory_growth;
+//   - a row of BASE that NEW lacks;
+//   - a row that was ok in BASE and is anything else in NEW (skipped, failed, oom);
+//   - a failed reference check (ref_pass 0) on either side: a baseline that failed it is no evidence either;
+//   - nothing compared: no rows, no key in common, or no pair that is ok on both sides;
+//   - with `strict`, a pair whose latency verdict needs the rank test when the sample sizes cannot reach alpha
+//     ("too few samples"; without `strict` a warning).
+// Values outside a column's domain (NaN, infinities, negatives, unknown status / mode / timing) never reach a
+// verdict: the readers refuse them and compare_results throws InputError on sets built in memory.
 //
-// Statistics. With raw samples on both sides: the Mann-Whitney U test (two-sided, normal approximation with
-// tie and continuity correction, as scipy.stats.mannwhitneyu(method="asymptotic")), significant when
-// p < alpha, plus a minimum effect: the relative change of the sample medians must reach min_effect.
+// Statistics. With raw samples on both sides: the Mann-Whitney U test (two-sided; the exact distribution for
+// small samples without ties, else the normal approximation with tie and continuity correction, as
+// scipy.stats.mannwhitneyu(method="auto"); core/rank_test.hpp), significant when p < alpha, plus a minimum
+// effect: the relative change of the sample medians must reach min_effect. When the change reaches min_effect
+// but no data of these sizes could give p < alpha (min_reachable_p >= alpha, e.g. 4 samples per side at
+// alpha 0.01), the verdict is "too few samples (N vs M; at least K per side needed at alpha A)".
 // With CSV rows only: the p10-p90 ranges stand in for the test (disjoint ranges = a real difference).
 #pragma once
 
@@ -30,6 +41,7 @@ struct CompareOptions {
   double min_effect = 0.02;            // |relative median change| below this is "same" whatever the test says
   bool allow_env_mismatch = false;     // compare results from different GPUs / drivers anyway
   bool allow_version_mismatch = false; // compare rows that model different SGLang releases anyway
+  bool strict = false;                 // a pair with too few samples for a verdict fails (else: a warning)
 };
 
 // One memory column of a pair: both values present, new - base in bytes.
@@ -49,8 +61,10 @@ struct PairResult {
       new_median_us;             // of the samples when both sides have them, else the rows'
   std::optional<double> change;  // (new - base) / base of the medians; + = slower
   // faster | slower | same | ambiguous (latency, noise accounted for); skipped (either side skipped);
-  // n/a (a side failed, or a median is missing)
+  // n/a (a side failed, or a median is missing); "too few samples (N vs M; at least K per side needed at
+  // alpha A)" (the change reaches min_effect, the sample sizes cannot reach alpha)
   std::string verdict;
+  bool too_few_samples = false;   // the verdict is "too few samples (...)"
   std::string method;             // "mann-whitney" | "p10-p90" | "" (no latency comparison)
   std::optional<double> p_value;  // Mann-Whitney only
   std::vector<MemoryDelta> memory;
@@ -64,15 +78,17 @@ struct CompareResult {
   std::vector<PairResult>
       pairs;  // in BASE's row order, then nothing else (rows only in NEW are listed below)
   std::vector<std::string> missing_in_new, only_in_new;  // sample_key()s
-  std::vector<std::string> warnings;  // environment differences accepted with allow_env_mismatch
+  // environment differences accepted with allow_env_mismatch; pairs with too few samples (without strict)
+  std::vector<std::string> warnings;
   bool failed = false;
   std::vector<std::string> failures;  // every reason, one line each, naming the pair
 };
 
 // Compares NEW against BASE under `opt`. Throws InputError when the two sets hold different schema versions
-// (or one set mixes versions), when a set holds a key twice, or when the GPU (env gpu_name, else the rows'
-// device) or the driver (env driver_version) differ and opt.allow_env_mismatch is false. Never throws for
-// a regression: that is result.failed.
+// (or one set mixes versions), when a set holds a key twice, when a row or a raw sample is outside its
+// column's domain (result_row_domain_error: "compare: NEW row 3 (KEY): status 'done' is not ..."), or when
+// the GPU (env gpu_name, else the rows' device) or the driver (env driver_version) differ and
+// opt.allow_env_mismatch is false. Never throws for a regression: that is result.failed.
 CompareResult compare_results(const ResultSet& base, const ResultSet& now, const CompareOptions& opt = {});
 
 // A fixed-width table, one line per pair, then rows missing / only in NEW, the failures and one summary line

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/peers.hpp"
@@ -666,17 +667,19 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
 
 MemoryReport load_memory_report_json(const std::string& path) {
   using json = nlohmann::ordered_json;
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError("memory report " + path + ": cannot read");
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // A regular file within the size limit, no NUL byte, nesting bounded: all checked before parsing.
+  const std::string text = read_input_file(path, "memory report", kMaxMemoryReportBytes);
+  check_json_nesting(text, kMaxJsonNesting, "memory report " + printable(path));
   json j;
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError("memory report " + path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+    throw InputError("memory report " + printable(path) + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // e.g. a number beyond double range
+    throw InputError("memory report " + printable(path) + ": not valid JSON (" + json_error_text(e) + ")");
   }
   const auto bad = [&path](const std::string& what) {
-    return InputError("memory report " + path + ": " + what);
+    return InputError("memory report " + printable(path) + ": " + what);
   };
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "attnbench.memory")
     throw bad("not an attnbench memory report (schema \"attnbench.memory\")");

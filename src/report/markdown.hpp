@@ -62,8 +62,9 @@ void write_markdown_report(std::ostream& os, const ResultSet& results, const Mem
 // Reads a memory report written by write_memory_json (`attnbench memory --format json`), so that
 // `attnbench report` can take the memory evidence from a file. The model name is the top-level "model" when
 // present, else the context's "model" up to its first " (". Throws InputError naming `path` when the file is
-// unreadable, not JSON, not an "attnbench.memory" document of schema_version 1, or a field has the wrong
-// type.
+// unreadable, not a regular file (a FIFO, a directory, a device: refused before any read), larger than
+// kMaxMemoryReportBytes, holds a NUL byte, nests JSON deeper than kMaxJsonNesting, is not JSON, not an
+// "attnbench.memory" document of schema_version 1, or a field has the wrong type.
 MemoryReport load_memory_report_json(const std::string& path);
 
 }  // namespace attnbench

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
@@ -19,6 +20,7 @@
 #include <variant>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 
 namespace attnbench {
 
@@ -109,7 +111,7 @@ struct CellWriter {
   void operator()(int ResultRow::*m) const { append_number(out, row.*m); }
   void operator()(std::uint64_t ResultRow::*m) const { append_number(out, row.*m); }
   void operator()(std::optional<double> ResultRow::*m) const {
-    if (row.*m) append_number(out, *(row.*m));
+    if (row.*m && std::isfinite(*(row.*m))) append_number(out, *(row.*m));  // NaN / inf: empty, as JSON's null
   }
   void operator()(std::optional<std::int64_t> ResultRow::*m) const {
     if (row.*m) append_number(out, *(row.*m));
@@ -117,6 +119,64 @@ struct CellWriter {
   void operator()(std::optional<bool> ResultRow::*m) const {
     if (row.*m) out += *(row.*m) ? '1' : '0';
   }
+};
+
+// ---- domains --------------------------------------------------------------------------------------------
+
+template <class T>
+std::string number_text(T v) {
+  std::string s;
+  append_number(s, v);
+  return s;
+}
+
+// The allowed values of the enumerated text columns; nullptr for free text.
+const std::vector<std::string>* enum_values(std::string_view column) {
+  static const std::vector<std::string> status = {"ok", "skipped", "failed", "oom"};
+  static const std::vector<std::string> mode = {"decode", "extend", "verify"};
+  static const std::vector<std::string> timing = {"eager", "graph"};
+  if (column == "status") return &status;
+  if (column == "mode") return &mode;
+  if (column == "timing") return &timing;
+  return nullptr;
+}
+
+// "a, b or c"
+std::string one_of(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " or " : ", ") + v[i];
+  return s;
+}
+
+// The rule of one column applied to `row`: "" or "COLUMN 'VALUE' is not WHAT".
+struct DomainCheck {
+  const ResultRow& row;
+  std::string_view name;
+
+  std::string bad(const std::string& value, const std::string& what) const {
+    return std::string(name) + " '" + printable(value) + "' is not " + what;
+  }
+  std::string operator()(std::string ResultRow::*m) const {
+    const std::vector<std::string>* allowed = enum_values(name);
+    if (!allowed || std::find(allowed->begin(), allowed->end(), row.*m) != allowed->end()) return "";
+    return bad(row.*m, one_of(*allowed));
+  }
+  std::string operator()(int ResultRow::*m) const {
+    if (name == "samples" && row.*m < 0) return bad(number_text(row.*m), "an integer >= 0");
+    return "";
+  }
+  std::string operator()(std::uint64_t ResultRow::*) const { return ""; }
+  std::string operator()(std::optional<double> ResultRow::*m) const {
+    const std::optional<double>& v = row.*m;
+    if (!v || (std::isfinite(*v) && *v >= 0)) return "";
+    return bad(number_text(*v), "a finite number >= 0");
+  }
+  std::string operator()(std::optional<std::int64_t> ResultRow::*m) const {
+    const std::optional<std::int64_t>& v = row.*m;
+    if (!v || *v >= 0 || name == "ctor_driver_delta_bytes") return "";
+    return bad(number_text(*v), "an integer >= 0");
+  }
+  std::string operator()(std::optional<bool> ResultRow::*) const { return ""; }
 };
 
 // ---- reading --------------------------------------------------------------------------------------------
@@ -338,56 +398,104 @@ void ResultsCsvWriter::write(const ResultRow& row) {
   if (!out_) throw std::runtime_error("results " + path_ + ": write failed");
 }
 
-std::vector<ResultRow> read_results_csv(const std::string& path) {
-  const auto error_at = [&path](unsigned line, const std::string& what) {
-    return InputError("results " + path + " line " + std::to_string(line) + ": " + what);
+namespace {
+
+// The rows of a results CSV whose text is `text` (read from `path`, named in errors).
+std::vector<ResultRow> rows_from_csv_text(const std::string& path, const std::string& text) {
+  const std::string label = "results " + printable(path);
+  const auto error_at = [&label](unsigned line, const std::string& what) {
+    return InputError(label + " line " + std::to_string(line) + ": " + what);
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + path + ": is a directory");
-
-  std::unique_ptr<ResultsReader> reader;
-  try {
-    reader = std::make_unique<ResultsReader>(path);
-  } catch (const io::error::can_not_open_file& e) {
-    throw InputError("results " + path + ": cannot read (" + std::strerror(e.errno_value) + ")");
-  }
-
+  ResultsReader reader(path, text.data(), text.data() + text.size());
   std::vector<ResultRow> rows;
   try {
-    read_header(*reader, std::make_index_sequence<kNumColumns>());
+    read_header(reader, std::make_index_sequence<kNumColumns>());
     std::array<char*, kNumColumns> cells{};
     while (true) {
       cells.fill(nullptr);
-      if (!read_row(*reader, cells, std::make_index_sequence<kNumColumns>())) break;
-      const unsigned line = reader->get_file_line();
+      if (!read_row(reader, cells, std::make_index_sequence<kNumColumns>())) break;
+      const unsigned line = reader.get_file_line();
       ResultRow row;
       // The version first: a file of another version may hold anything in its other columns.
       if (!CellReader{row, cells[0]}(&ResultRow::schema_version)) {
-        throw error_at(line, std::string("schema_version '") + cells[0] + "' is not an integer");
+        throw error_at(line, std::string("schema_version '") + printable(cells[0]) + "' is not an integer");
       }
       if (!readable_version(row.schema_version)) {
-        throw InputError("results " + path + ": schema_version " + std::to_string(row.schema_version) +
+        throw InputError(label + ": schema_version " + std::to_string(row.schema_version) +
                          ", this attnbench reads " + std::to_string(kOldestReadableSchemaVersion) + " to " +
                          std::to_string(kResultsSchemaVersion));
       }
       for (std::size_t i = 1; i < kNumColumns; ++i) {
         if (added_after_v1(kColumns[i].name)) {
           if (row.schema_version == 1) continue;
-          if (!reader->has_column(kColumns[i].name))
+          if (!reader.has_column(kColumns[i].name))
             throw error_at(1, std::string("missing column '") + kColumns[i].name + "' (schema_version 2)");
         }
         if (!std::visit(CellReader{row, cells[i]}, kColumns[i].field)) {
-          throw error_at(line, std::string(kColumns[i].name) + " '" + cells[i] + "' is not " +
+          throw error_at(line, std::string(kColumns[i].name) + " '" + printable(cells[i]) + "' is not " +
                                    std::visit(ExpectedKind{}, kColumns[i].field));
         }
       }
       if (row.schema_version == 1) upgrade_v1_row(row);
+      if (const std::string e = result_row_domain_error(row); !e.empty()) throw error_at(line, e);
       rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
-    throw error_at(std::max(1u, reader->get_file_line()), csv::describe_error(e));
+    throw error_at(std::max(1u, reader.get_file_line()), csv::describe_error(e));
   }
   return rows;
+}
+
+// The whole of a results file, after the checks of read_input_file (regular file, size, no NUL byte).
+std::string read_results_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + printable(path) + ": is a directory");
+  return read_input_file(path, "results", kMaxResultsFileBytes);
+}
+
+}  // namespace
+
+std::vector<ResultRow> read_results_csv(const std::string& path) {
+  return rows_from_csv_text(path, read_results_text(path));
+}
+
+std::string result_row_domain_error(const ResultRow& row) {
+  for (const Column& c : kColumns)
+    if (std::string e = std::visit(DomainCheck{row, c.name}, c.field); !e.empty()) return e;
+  return "";
+}
+
+std::string samples_domain_error(std::span<const double> samples_us) {
+  for (std::size_t i = 0; i < samples_us.size(); ++i)
+    if (!std::isfinite(samples_us[i]) || samples_us[i] < 0)
+      return "samples_us[" + std::to_string(i) + "] '" + number_text(samples_us[i]) +
+             "' is not a finite number >= 0";
+  return "";
+}
+
+void check_json_nesting(std::string_view text, int max_depth, const std::string& label) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        throw InputError(label + ": JSON nested deeper than " + std::to_string(max_depth) + " levels (at byte " +
+                         std::to_string(i) + ")");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
 }
 
 std::string csv_field(const std::string& s) {
@@ -445,6 +553,15 @@ void write_results_json(std::ostream& f, const Environment& env, const std::stri
 
 // ---- reading JSON, and either format ----------------------------------------------------------------
 
+std::string json_error_text(const std::exception& e) {
+  std::string what = e.what();
+  if (what.rfind("[json.exception.", 0) == 0) {
+    const auto close = what.find("] ");
+    if (close != std::string::npos) what = what.substr(close + 2);
+  }
+  return printable(what);
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;  // keeps the environment in file order
@@ -482,33 +599,36 @@ std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
 }
 
 std::string version_error(const std::string& path, const std::string& version) {
-  return "results " + path + ": schema_version " + version + ", this attnbench reads " +
+  return "results " + printable(path) + ": schema_version " + version + ", this attnbench reads " +
          std::to_string(kOldestReadableSchemaVersion) + " to " + std::to_string(kResultsSchemaVersion);
 }
 
 ResultSet load_json(const std::string& path, const std::string& text) {
+  check_json_nesting(text, kMaxJsonNesting, "results " + printable(path));
   json j;
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError("results " + path + ": not valid JSON (byte " + std::to_string(e.byte) +
+    throw InputError("results " + printable(path) + ": not valid JSON (byte " + std::to_string(e.byte) +
                      (e.byte >= text.size() ? ": the file ends early, truncated?" : "") + ")");
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number beyond double range
+    throw InputError("results " + printable(path) + ": not valid JSON (" + json_error_text(e) + ")");
   }
   if (!j.is_object())
-    throw InputError("results " + path + ": not an attnbench results report (not a JSON object)");
+    throw InputError("results " + printable(path) + ": not an attnbench results report (not a JSON object)");
   if (j.contains("schema") && j["schema"] != "attnbench.results")
-    throw InputError("results " + path + ": schema " + j["schema"].dump() +
+    throw InputError("results " + printable(path) + ": schema " + j["schema"].dump() +
                      ", expected \"attnbench.results\"");
   if (j.contains("schema_version") &&
       !(j["schema_version"].is_number_integer() && readable_version(j["schema_version"].get<int>())))
     throw InputError(version_error(path, j["schema_version"].dump()));
   if (!j.contains("rows") || !j["rows"].is_array())
-    throw InputError("results " + path + ": no \"rows\" array");
+    throw InputError("results " + printable(path) + ": no \"rows\" array");
 
   ResultSet set;
   if (j.contains("environment")) {
     if (!j["environment"].is_object())
-      throw InputError("results " + path + ": \"environment\" is not an object");
+      throw InputError("results " + printable(path) + ": \"environment\" is not an object");
     for (const auto& [k, v] : j["environment"].items())
       set.environment.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
   }
@@ -516,7 +636,7 @@ ResultSet load_json(const std::string& path, const std::string& text) {
 
   std::size_t index = 0;
   for (const json& o : j["rows"]) {
-    const std::string where = "results " + path + ": row " + std::to_string(index++);
+    const std::string where = "results " + printable(path) + ": row " + std::to_string(index++);
     if (!o.is_object()) throw InputError(where + ": not an object");
     ResultRow row;
     // The version first: a row of another version may hold anything in its other columns.
@@ -533,6 +653,7 @@ ResultSet load_json(const std::string& path, const std::string& text) {
         throw InputError(version_error(path, std::to_string(row.schema_version)));
     }
     if (row.schema_version == 1) upgrade_v1_row(row);
+    if (const std::string e = result_row_domain_error(row); !e.empty()) throw InputError(where + ": " + e);
     if (o.contains("samples_us") && !o["samples_us"].is_null()) {
       const json& s = o["samples_us"];
       if (!s.is_array()) throw InputError(where + ": samples_us is not an array");
@@ -541,6 +662,7 @@ ResultSet load_json(const std::string& path, const std::string& text) {
         if (!x.is_number()) throw InputError(where + ": samples_us holds " + x.dump() + ", not a number");
         row.samples_us.push_back(x.get<double>());
       }
+      if (const std::string e = samples_domain_error(row.samples_us); !e.empty()) throw InputError(where + ": " + e);
       if (!row.samples_us.empty()) set.samples[sample_key(row)] = row.samples_us;
     }
     if (o.contains("ledger") && !o["ledger"].is_null()) {
@@ -570,15 +692,6 @@ ResultSet load_json(const std::string& path, const std::string& text) {
   return set;
 }
 
-// The whole file as text; InputError "results PATH: cannot read" when it cannot be opened.
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError("results " + path + ": cannot read");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& prefix) {
@@ -587,29 +700,19 @@ void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& pr
     if (!seen.insert(sample_key(r)).second) throw InputError(prefix + ": two rows for " + sample_key(r));
 }
 
-ResultSet read_results_json(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + path + ": is a directory");
-  return load_json(path, read_text(path));
-}
+ResultSet read_results_json(const std::string& path) { return load_json(path, read_results_text(path)); }
 
 ResultSet load_result_set(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("results " + path + ": is a directory");
+  const std::string text = read_results_text(path);
   const std::string ext = std::filesystem::path(path).extension().string();
   ResultSet set;
-  if (ext == ".csv") {
-    set.rows = read_results_csv(path);
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (ext != ".csv" && (ext == ".json" || (first != std::string::npos && text[first] == '{'))) {
+    set = load_json(path, text);
   } else {
-    const std::string text = read_text(path);
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (ext == ".json" || (first != std::string::npos && text[first] == '{')) {
-      set = load_json(path, text);
-    } else {
-      set.rows = read_results_csv(path);
-    }
+    set.rows = rows_from_csv_text(path, text);
   }
-  check_unique_keys(set.rows, "results " + path);
+  check_unique_keys(set.rows, "results " + printable(path));
   return set;
 }
 

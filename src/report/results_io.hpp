@@ -13,7 +13,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -26,6 +29,12 @@ namespace attnbench {
 inline constexpr int kResultsSchemaVersion = 2;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 inline constexpr const char* kSchemaV1SglangVersion = "30cb848d4";
+
+// Limits of the readers, checked before a byte is parsed: a results file (CSV or JSON) of more bytes is refused,
+// and so is JSON nested deeper (nlohmann's parser and printer recurse; attnbench's own reports nest 5 deep).
+inline constexpr std::int64_t kMaxResultsFileBytes = std::int64_t{512} << 20;  // 512 MiB
+inline constexpr std::int64_t kMaxMemoryReportBytes = std::int64_t{64} << 20;  // 64 MiB (memory JSON)
+inline constexpr int kMaxJsonNesting = 64;
 
 // One CSV cell: `s` as is, or double-quoted (quotes doubled) when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
@@ -121,11 +130,37 @@ const std::vector<CellKind>& results_column_kinds();
 // column's kind (a string for a number, an empty cell for a required integer, an int beyond int range, ...).
 bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell);
 
+// ---- the domain of each column ----------------------------------------------------------------------------
+// Every reader checks every row against these rules (so compare, report and --peers all refuse the same
+// values), and compare_results checks the sets it is handed:
+//   status in {ok, skipped, failed, oom}; mode in {decode, extend, verify}; timing in {eager, graph};
+//   every real-valued column (lengths, latencies, spread, throughput, bw_fraction, reference errors) finite and
+//   >= 0 when present; every integer byte / length column >= 0 when present, except ctor_driver_delta_bytes
+//   (a difference of two driver readings: free memory can rise while a constructor runs); samples >= 0;
+//   ref_pass 1 / 0 / empty (the parsers already allow nothing else).
+// Raw samples (JSON samples_us): every value finite and >= 0.
+
+// What is wrong with `row`, as "COLUMN 'VALUE' is not WHAT" (the first column that breaks a rule, in column
+// order); "" when every value is in its column's domain.
+std::string result_row_domain_error(const ResultRow& row);
+
+// What is wrong with raw step samples, as "samples_us[I] 'VALUE' is not a finite number >= 0"; "" when none.
+std::string samples_domain_error(std::span<const double> samples_us);
+
+// The message of a JSON parser exception without nlohmann's "[json.exception.KIND.N] " prefix, printable.
+std::string json_error_text(const std::exception& e);
+
+// Throws InputError "<label>: JSON nested deeper than MAX levels (at byte N)" when `text` opens more than
+// `max_depth` arrays / objects inside each other (brackets inside strings do not count). Linear, no recursion:
+// run it before handing hostile text to a recursive parser.
+void check_json_nesting(std::string_view text, int max_depth, const std::string& label);
+
 // The header line, column names joined by commas, without a line terminator.
 std::string results_csv_header();
 
 // One data line for `row`, without a line terminator. Doubles in shortest round-trip form, integers plain,
-// std::nullopt as an empty cell; text quoted (RFC 4180, quotes doubled) only when it holds , " CR or LF.
+// std::nullopt as an empty cell, and so is a NaN or an infinity (as the JSON report writes them: null; a row
+// whose output held NaNs has an infinite relative error, which no reader accepts as a number); text quoted (RFC 4180, quotes doubled) only when it holds , " CR or LF.
 std::string results_csv_line(const ResultRow& row);
 
 // Writes a results CSV to a file it owns: the header at construction, then one flushed line per write().
@@ -145,9 +180,12 @@ class ResultsCsvWriter {
 };
 
 // Reads a results CSV written by ResultsCsvWriter: every column of results_csv_columns() must be in the
-// header (any order; unknown columns are ignored). Throws InputError "results FILE line N: ..." on an
-// unreadable file, a missing column, a malformed line or a bad number, and
-// "results FILE: schema_version X, this attnbench reads 1" on another schema version.
+// header (any order; unknown columns are ignored). The file must be a regular file of at most
+// kMaxResultsFileBytes without NUL bytes (checked before it is parsed: a FIFO, a device or a directory is
+// refused, never read). Throws InputError "results FILE line N: ..." on an unreadable file, a missing column,
+// a malformed line, a bad number or a value outside its column's domain ("results FILE line N: status 'done'
+// is not ok, skipped, failed or oom"), and "results FILE: schema_version X, this attnbench reads 1" on another
+// schema version.
 // Limitation of the CSV parser (fast-cpp-csv-parser): a field holding a line feed cannot be read back.
 std::vector<ResultRow> read_results_csv(const std::string& path);
 
@@ -184,8 +222,10 @@ struct ResultSet {
 // Reads a JSON report written by write_results_json (rows as objects with the CSV's column names, typed, null
 // for empty, optionally "samples_us": [µs, ...] and "ledger": [{phase, tag, kind, bytes, shared, count}],
 // both kept in the row). Reports written before the typed writer (empty text as null, ref_pass as 1 / 0)
-// are read too. Throws InputError "results PATH: ..." for an unreadable or malformed file: truncated JSON,
-// another schema, a missing column, a wrongly typed value, another schema_version.
+// are read too. The same file checks as read_results_csv, and JSON nested deeper than kMaxJsonNesting is
+// refused before parsing. Throws InputError "results PATH: ..." for an unreadable or malformed file: truncated
+// JSON, another schema, a missing column, a wrongly typed value, another schema_version, a value outside its
+// column's domain or a bad raw sample ("results PATH: row I: step_median_us '-1' is not a finite number >= 0").
 ResultSet read_results_json(const std::string& path);
 
 // Throws InputError `PREFIX: two rows for KEY` when `rows` holds a pairing key (sample_key) twice.

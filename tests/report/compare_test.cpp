@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -205,15 +206,198 @@ TEST(CompareGate, MissingRowFailsOnlyInNewIsReported) {
   EXPECT_EQ(r.only_in_new[0], sample_key(base.rows[1]));
 }
 
-TEST(CompareGate, SkippedRowsAreReportedNotFailed) {
+TEST(CompareGate, OkToSkippedIsReportedAndFails) {
+  // A row that was ok and is now skipped measures nothing: NEW is no evidence for it.
   const ResultSet base = three_row_set();
   ResultSet now = base;
   now.rows[0].status = "skipped";
   now.rows[0].ref_pass.reset();
   const CompareResult r = compare_results(base, now);
-  EXPECT_FALSE(r.failed);
+  EXPECT_TRUE(r.failed);
   EXPECT_EQ(r.pairs[0].verdict, "skipped");
   EXPECT_EQ(r.pairs[0].correctness.at(0), "status ok -> skipped");
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], sample_key(base.rows[0]) + ": status ok -> skipped");
+}
+
+TEST(CompareGate, OkToAnythingElseFails) {
+  for (const std::string status : {"skipped", "failed", "oom"}) {
+    const ResultSet base = three_row_set();
+    ResultSet now = base;
+    for (ResultRow& row : now.rows) {
+      row.status = status;
+      row.note = "why\nnot";
+      row.ref_pass.reset();
+    }
+    const CompareResult r = compare_results(base, now);
+    EXPECT_TRUE(r.failed) << status;
+    ASSERT_EQ(r.failures.size(), 4u) << status;  // three pairs, and nothing was compared
+    EXPECT_EQ(r.failures[0], sample_key(base.rows[0]) + ": status ok -> " + status + " (why\\nnot)");
+    EXPECT_EQ(r.failures[3], "nothing compared: none of the 3 pairs is ok on both sides");
+  }
+  // Rows that were not ok may stay as they were: not a regression.
+  ResultSet base = three_row_set();
+  base.rows[0].status = "skipped";
+  ResultSet now = base;
+  EXPECT_FALSE(compare_results(base, now).failed);
+}
+
+TEST(CompareGate, FailedReferenceFailsOnEitherSide) {
+  const ResultSet good = three_row_set();
+  ResultSet bad = good;
+  bad.rows[1].ref_pass = false;
+  bad.rows[1].ref_max_abs_err = 0.5;
+  const std::string key = sample_key(good.rows[1]);
+
+  CompareResult r = compare_results(bad, bad);  // both sides failed it
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], key + ": ref_pass 0 in BASE and NEW: both failed the reference check (max abs error 0.5 and 0.5)");
+
+  r = compare_results(bad, good);  // the baseline failed it
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], key + ": ref_pass 0 in BASE: the baseline failed the reference check (max abs error 0.5), so it is no evidence");
+
+  ResultSet unknown = good;  // BASE without a verdict, NEW failed
+  unknown.rows[1].ref_pass.reset();
+  r = compare_results(unknown, bad);
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], key + ": ref_pass 0 in NEW (max abs error 0.5)");
+
+  r = compare_results(good, bad);  // the regression, as before
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], key + ": ref_pass 1 -> 0 (max abs error 0.5)");
+}
+
+TEST(CompareGate, ComparingNothingFails) {
+  const ResultSet full = three_row_set();
+  ResultSet empty;
+  CompareResult r = compare_results(empty, empty);
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], "nothing compared: neither BASE nor NEW has a row");
+
+  r = compare_results(empty, full);
+  EXPECT_TRUE(r.failed);
+  EXPECT_EQ(r.failures.back(), "nothing compared: BASE has no row (NEW has 3)");
+
+  r = compare_results(full, empty);
+  EXPECT_TRUE(r.failed);
+  EXPECT_EQ(r.failures.back(), "nothing compared: NEW has no row (BASE has 3)");
+
+  ResultSet other = full;
+  for (ResultRow& row : other.rows) row.case_id = "decode/other";
+  other.samples.clear();
+  r = compare_results(full, other);
+  EXPECT_TRUE(r.failed);
+  EXPECT_EQ(r.failures.back(), "nothing compared: BASE (3 rows) and NEW (3 rows) have no case_id|backend|timing in common");
+
+  ResultSet skipped = full;  // pairs, but none with a measurement on both sides
+  for (ResultRow& row : skipped.rows) row.status = "skipped";
+  r = compare_results(skipped, skipped);
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], "nothing compared: none of the 3 pairs is ok on both sides");
+
+  std::ostringstream table;
+  write_compare_table(table, compare_results(empty, empty));
+  EXPECT_NE(table.str().find("compare: FAIL: 0 pairs"), std::string::npos) << table.str();
+}
+
+// n samples per side: base 100, 101, ...; new the same times `factor`.
+ResultSet samples_set(int n, double factor) {
+  ResultSet s = one_row_set(100 * factor);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back((100 + i) * factor);
+  s.samples[sample_key(s.rows[0])] = v;
+  return s;
+}
+
+TEST(CompareGate, FiveSamplesPerSideCanConfirmASlowdown) {
+  // The normal approximation cannot go below p = 0.012 with 5 per side; the exact test reaches 2/252.
+  const CompareResult r = compare_results(samples_set(5, 1.0), samples_set(5, 1.2));
+  EXPECT_EQ(r.pairs[0].verdict, "slower");
+  EXPECT_EQ(r.pairs[0].method, "mann-whitney");
+  EXPECT_NEAR(*r.pairs[0].p_value, 2.0 / 252, 1e-12);
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("+20.0% slower (Mann-Whitney p = 0.0079)"), std::string::npos) << r.failures[0];
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(CompareGate, TooFewSamplesForAVerdictWarnsOrWithStrictFails) {
+  const std::string key = sample_key(one_row_set().rows[0]);
+  const std::string verdict = "too few samples (4 vs 4; at least 5 per side needed at alpha 0.01)";
+  CompareResult r = compare_results(samples_set(4, 1.0), samples_set(4, 1.2));
+  EXPECT_EQ(r.pairs[0].verdict, verdict);
+  EXPECT_TRUE(r.pairs[0].too_few_samples);
+  EXPECT_NEAR(*r.pairs[0].p_value, 2.0 / 70, 1e-12);
+  EXPECT_FALSE(r.failed);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], key + ": " + verdict +
+                               ": a +20.0% change can be neither confirmed nor ruled out (a failure with --strict)");
+  std::ostringstream table, js;
+  write_compare_table(table, r);
+  EXPECT_NE(table.str().find("compare: PASS: 1 pairs: 0 faster, 0 slower, 0 same, 0 ambiguous, 0 skipped, 0 n/a, 1 too few samples"),
+            std::string::npos)
+      << table.str();
+  write_compare_json(js, r);
+  EXPECT_EQ(nlohmann::json::parse(js.str())["summary"]["verdicts"]["too few samples"], 1);
+
+  CompareOptions strict;
+  strict.strict = true;
+  r = compare_results(samples_set(4, 1.0), samples_set(4, 1.2), strict);
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0], key + ": " + verdict + ": a +20.0% change can be neither confirmed nor ruled out (--strict)");
+  EXPECT_TRUE(r.warnings.empty());
+
+  // Faster, 2 vs 3, another alpha: the same verdict, with that alpha's minimum.
+  CompareOptions loose;
+  loose.alpha = 0.05;
+  r = compare_results(samples_set(2, 1.0), samples_set(3, 0.7), loose);
+  EXPECT_EQ(r.pairs[0].verdict, "too few samples (2 vs 3; at least 4 per side needed at alpha 0.05)");
+  // A change below min_effect needs no test: "same", even with 2 samples.
+  r = compare_results(samples_set(2, 1.0), samples_set(2, 1.01), strict);
+  EXPECT_EQ(r.pairs[0].verdict, "same");
+  EXPECT_FALSE(r.failed);
+  // 3 against 10 can reach alpha 0.01 (2 / C(13, 3) = 0.007): a verdict.
+  r = compare_results(samples_set(3, 1.0), samples_set(10, 1.2), strict);
+  EXPECT_EQ(r.pairs[0].verdict, "slower");
+}
+
+TEST(CompareRefusals, ValuesOutsideTheirDomainAreInputErrors) {
+  const ResultSet good = three_row_set();
+  const auto message = [&](const ResultSet& base, const ResultSet& now) -> std::string {
+    try {
+      compare_results(base, now);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  };
+  const std::string key = sample_key(good.rows[1]);
+  ResultSet bad = good;
+  bad.rows[1].step_median_us = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): step_median_us 'nan' is not a finite number >= 0");
+  bad = good;
+  bad.rows[1].step_p90_us = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(message(bad, good), "compare: BASE row 1 (" + key + "): step_p90_us 'inf' is not a finite number >= 0");
+  bad = good;
+  bad.rows[1].ctor_device_bytes = -1;
+  EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): ctor_device_bytes '-1' is not an integer >= 0");
+  bad = good;
+  bad.rows[1].status = "done";
+  EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): status 'done' is not ok, skipped, failed or oom");
+  bad = good;
+  bad.samples[key][3] = -1;
+  EXPECT_EQ(message(good, bad), "compare: NEW samples of " + key + ": samples_us[3] '-1' is not a finite number >= 0");
+  bad = good;
+  bad.samples.clear();
+  bad.rows[1].samples_us = {1, std::numeric_limits<double>::quiet_NaN()};
+  EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): samples_us[1] 'nan' is not a finite number >= 0");
 }
 
 TEST(CompareGate, CsvOnlyFallsBackToP10P90Ranges) {

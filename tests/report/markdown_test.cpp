@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -190,6 +193,34 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
     EXPECT_NE(std::string(e.what()).find("kv_bytes_per_token is not an integer"), std::string::npos)
         << e.what();
   }
+}
+
+// The memory report reader refuses FIFOs, devices, oversized files, NUL bytes and deep JSON before parsing.
+TEST(MemoryReportJson, HostileFilesAreRefusedBeforeReading) {
+  test::TempDir d;
+  const auto message = [](const std::string& path) -> std::string {
+    try {
+      load_memory_report_json(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  };
+  const std::string fifo = d.file("m.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(message(fifo), "memory report " + fifo + ": not a regular file (a FIFO)");
+  EXPECT_EQ(message("/dev/zero"), "memory report /dev/zero: not a regular file (a character device)");
+  EXPECT_EQ(message(d.path()), "memory report " + d.path() + ": not a regular file (a directory)");
+  const std::string big = d.file("big.json");
+  std::ofstream(big) << "{";
+  std::filesystem::resize_file(big, (64u << 20) + 1);
+  EXPECT_EQ(message(big), "memory report " + big + ": larger than 67108864 bytes (67108865 bytes)");
+  const std::string nul = d.file("nul.json");
+  std::ofstream(nul, std::ios::binary) << std::string("{\n\"schema\": \"\0\"}", 16);
+  EXPECT_EQ(message(nul), "memory report " + nul + " line 2: contains a NUL byte");
+  const std::string deep = d.file("deep.json");
+  test::write_file(deep, "{\"schema\": \"attnbench.memory\", \"context\": " + std::string(100000, '{') + "}");
+  EXPECT_EQ(message(deep), "memory report " + deep + ": JSON nested deeper than 64 levels (at byte 105)");
 }
 
 TEST(MarkdownGolden, FromRowsAndFromMemoryReport) {

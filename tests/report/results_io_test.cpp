@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include <bit>
+#include <filesystem>
+#include <functional>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -73,7 +76,7 @@ ResultRow full_row() {
   r.ctor_driver_delta_bytes = std::numeric_limits<std::int64_t>::min();
   r.graph_state_device_bytes = std::numeric_limits<std::int64_t>::max();
   r.capture_device_bytes = 0;
-  r.capture_pinned_bytes = -2097152;
+  r.capture_pinned_bytes = 2097152;  // byte columns are >= 0 (ctor_driver_delta_bytes, a difference, may be < 0)
   r.step_peak_device_bytes = 1;
   r.ref_max_abs_err = 0.0078125;
   r.ref_rel_l2_err = 3.0517578125e-05;
@@ -188,7 +191,11 @@ TEST(ResultsCsv, LineFormatsCells) {
 
 TEST_F(ResultsCsvFiles, RoundTripIsBitExact) {
   const std::string p = path("results.csv");
-  const std::vector<ResultRow> written = {full_row(), sparse_row(), ResultRow{}};
+  ResultRow minimal;  // every optional empty, every number 0; the enumerated columns hold allowed values
+  minimal.mode = "verify";
+  minimal.timing = "eager";
+  minimal.status = "failed";
+  const std::vector<ResultRow> written = {full_row(), sparse_row(), minimal};
   {
     ResultsCsvWriter w(p);
     for (const ResultRow& r : written) w.write(r);
@@ -211,8 +218,9 @@ TEST_F(ResultsCsvFiles, RoundTripIsBitExact) {
   EXPECT_FALSE(read[2].ref_pass.has_value());
 }
 
-TEST_F(ResultsCsvFiles, NonFiniteErrorsRoundTrip) {
-  // A garbage output gives a NaN or infinite error; the row must still be written and read back.
+TEST_F(ResultsCsvFiles, NonFiniteErrorsAreWrittenEmpty) {
+  // A garbage output gives a NaN or infinite error; the row must still be written and read back. The CSV
+  // writes non-finite numbers as empty cells, as the JSON report writes them null: no reader takes them.
   ResultRow r = full_row();
   r.ref_max_abs_err = std::numeric_limits<double>::quiet_NaN();
   r.ref_rel_l2_err = std::numeric_limits<double>::infinity();
@@ -221,9 +229,104 @@ TEST_F(ResultsCsvFiles, NonFiniteErrorsRoundTrip) {
   ResultsCsvWriter(p).write(r);
   const std::vector<ResultRow> read = read_results_csv(p);
   ASSERT_EQ(read.size(), 1u);
-  EXPECT_TRUE(std::isnan(*read[0].ref_max_abs_err));
-  EXPECT_EQ(*read[0].ref_rel_l2_err, std::numeric_limits<double>::infinity());
-  EXPECT_EQ(*read[0].ref_mismatch_frac, -std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(read[0].ref_max_abs_err.has_value());
+  EXPECT_FALSE(read[0].ref_rel_l2_err.has_value());
+  EXPECT_FALSE(read[0].ref_mismatch_frac.has_value());
+  EXPECT_EQ(read[0].ref_pass, std::optional<bool>(true));
+}
+
+// Every column's domain: the first offending column is named with its value and what it should be.
+TEST_F(ResultsCsvFiles, ValuesOutsideTheirDomainAreRefused) {
+  const std::string good = results_csv_line(full_row());
+  const std::string h = std::string(kGoldenHeader) + "\n";
+  struct Bad {
+    std::string column, cell, want;
+  };
+  const std::vector<Bad> bad = {
+      {"status", "done", "status 'done' is not ok, skipped, failed or oom"},
+      {"status", "", "status '' is not ok, skipped, failed or oom"},
+      {"status", "OK", "status 'OK' is not ok, skipped, failed or oom"},
+      {"mode", "prefill", "mode 'prefill' is not decode, extend or verify"},
+      {"timing", "cuda-graph", "timing 'cuda-graph' is not eager or graph"},
+      {"step_median_us", "nan", "step_median_us 'nan' is not a finite number >= 0"},
+      {"step_median_us", "-nan", "step_median_us '-nan' is not a finite number >= 0"},
+      {"step_p10_us", "inf", "step_p10_us 'inf' is not a finite number >= 0"},
+      {"step_p90_us", "-inf", "step_p90_us '-inf' is not a finite number >= 0"},
+      {"step_min_us", "-0.5", "step_min_us '-0.5' is not a finite number >= 0"},
+      {"step_spread_pct", "-1", "step_spread_pct '-1' is not a finite number >= 0"},
+      {"metadata_median_us", "1e999", "metadata_median_us"},  // from_chars: out of range, not a number
+      {"forward_median_us", "-3", "forward_median_us '-3' is not a finite number >= 0"},
+      {"tflops", "nan", "tflops 'nan' is not a finite number >= 0"},
+      {"tb_per_s", "-4.8", "tb_per_s '-4.8' is not a finite number >= 0"},
+      {"bw_fraction", "-0.1", "bw_fraction '-0.1' is not a finite number >= 0"},
+      {"kv_len_mean", "-1", "kv_len_mean '-1' is not a finite number >= 0"},
+      {"kv_len_max", "-1", "kv_len_max '-1' is not an integer >= 0"},
+      {"ctor_device_bytes", "-1", "ctor_device_bytes '-1' is not an integer >= 0"},
+      {"capture_pinned_bytes", "-2097152", "capture_pinned_bytes '-2097152' is not an integer >= 0"},
+      {"step_peak_device_bytes", "-8", "step_peak_device_bytes '-8' is not an integer >= 0"},
+      {"ref_max_abs_err", "nan", "ref_max_abs_err 'nan' is not a finite number >= 0"},
+      {"ref_rel_l2_err", "inf", "ref_rel_l2_err 'inf' is not a finite number >= 0"},
+      {"ref_mismatch_frac", "-0.5", "ref_mismatch_frac '-0.5' is not a finite number >= 0"},
+      {"samples", "-1", "samples '-1' is not an integer >= 0"},
+      {"ref_pass", "2", "ref_pass '2' is not 1, 0 or empty"},
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    std::vector<std::string> cells;
+    std::stringstream ss(good);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    const auto& cols = results_csv_columns();
+    for (std::size_t k = 0; k < cols.size(); ++k)
+      if (cols[k] == bad[i].column) cells[k] = bad[i].cell;
+    std::string line;
+    for (const std::string& c : cells) line += (line.empty() ? "" : ",") + c;
+    const std::string p = write_file("domain" + std::to_string(i) + ".csv", h + good + "\n" + line + "\n");
+    const std::string e = read_error(p);
+    EXPECT_EQ(e.rfind("results " + p + " line 3: ", 0), 0u) << e;
+    EXPECT_NE(e.find(bad[i].want), std::string::npos) << e;
+    // load_result_set (compare, report, --peers) refuses it the same way.
+    try {
+      load_result_set(p);
+      ADD_FAILURE() << bad[i].column << " '" << bad[i].cell << "' accepted by load_result_set";
+    } catch (const InputError& x) {
+      EXPECT_EQ(std::string(x.what()), e);
+    }
+  }
+  // The edges that are in the domain: -0, 0, the largest double, a negative driver delta.
+  ResultRow edge = full_row();
+  edge.step_spread_pct = -0.0;
+  edge.tflops = 0;
+  edge.step_max_us = std::numeric_limits<double>::max();
+  edge.ctor_driver_delta_bytes = -2097152;
+  EXPECT_EQ(result_row_domain_error(edge), "");
+}
+
+TEST(ResultsDomain, FirstOffendingColumnNamedAndSamplesChecked) {
+  ResultRow r = test::llama_row("decode/x", "trtllm_mha", "graph");
+  EXPECT_EQ(result_row_domain_error(r), "");
+  r.step_median_us = std::numeric_limits<double>::quiet_NaN();
+  r.status = "fine";
+  EXPECT_EQ(result_row_domain_error(r), "status 'fine' is not ok, skipped, failed or oom");
+  r.status = "oom";
+  EXPECT_EQ(result_row_domain_error(r), "step_median_us 'nan' is not a finite number >= 0");
+  r.mode = "decode\x1b[2J";  // control bytes are escaped in the message
+  EXPECT_EQ(result_row_domain_error(r), "mode 'decode\\x1b[2J' is not decode, extend or verify");
+  EXPECT_EQ(samples_domain_error(std::vector<double>{1, 0, 2.5}), "");
+  EXPECT_EQ(samples_domain_error(std::vector<double>{1, -1}), "samples_us[1] '-1' is not a finite number >= 0");
+  EXPECT_EQ(samples_domain_error(std::vector<double>{std::numeric_limits<double>::infinity()}),
+            "samples_us[0] 'inf' is not a finite number >= 0");
+}
+
+TEST(ResultsJsonNesting, OnlyBracketsOutsideStringsCount) {
+  EXPECT_NO_THROW(check_json_nesting(std::string(64, '[') + std::string(64, ']'), 64, "x"));
+  try {
+    check_json_nesting(std::string(65, '[') + std::string(65, ']'), 64, "results f.json");
+    ADD_FAILURE() << "65 levels accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "results f.json: JSON nested deeper than 64 levels (at byte 64)");
+  }
+  EXPECT_NO_THROW(check_json_nesting("{\"a\": \"" + std::string(1000, '[') + "\"}", 2, "x"));
+  EXPECT_NO_THROW(check_json_nesting("[\"\\\"[[[[\"]", 1, "x"));  // an escaped quote does not end the string
+  EXPECT_THROW(check_json_nesting("[\"\\\\\", [[]]]", 2, "x"), InputError);  // "\\" ends it
 }
 
 TEST_F(ResultsCsvFiles, EachRowIsFlushedWhenWritten) {
@@ -497,6 +600,96 @@ TEST(ResultsLoad, MalformedJsonIsInputErrorNamingTheFile) {
 
   expect_error("memory.json", R"({"schema": "attnbench.memory", "schema_version": 1})", "attnbench.results");
   EXPECT_THROW(load_result_set(d.file("absent.json")), InputError);
+}
+
+TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {}, "cmd", {report_row("trtllm_mha"), report_row("flashinfer")});
+  const std::string text = test::read_file(d.file("r.json"));
+  const auto expect_error = [&](const std::string& name, const nlohmann::json& j, const std::string& what) {
+    test::write_file(d.file(name), j.dump());
+    try {
+      load_result_set(d.file(name));
+      ADD_FAILURE() << name << ": expected InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), "results " + d.file(name) + ": " + what);
+    }
+  };
+  auto j = nlohmann::json::parse(text);
+  j["rows"][1]["status"] = "done";
+  expect_error("status.json", j, "row 1: status 'done' is not ok, skipped, failed or oom");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["mode"] = "prefill";
+  expect_error("mode.json", j, "row 0: mode 'prefill' is not decode, extend or verify");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["timing"] = "";
+  expect_error("timing.json", j, "row 0: timing '' is not eager or graph");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["step_median_us"] = -1.5;
+  expect_error("negative.json", j, "row 0: step_median_us '-1.5' is not a finite number >= 0");
+  j = nlohmann::json::parse(text);
+  j["rows"][1]["ctor_pinned_bytes"] = -1;
+  expect_error("bytes.json", j, "row 1: ctor_pinned_bytes '-1' is not an integer >= 0");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["samples"] = -2;
+  expect_error("samples.json", j, "row 0: samples '-2' is not an integer >= 0");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["samples_us"] = {1.0, -2.0};
+  expect_error("raw.json", j, "row 0: samples_us[1] '-2' is not a finite number >= 0");
+  // Beyond double range, as text: the JSON parser refuses it (an exception that is not a parse_error).
+  std::string t = text;
+  const auto pos = t.find("\"ref_rel_l2_err\": ");
+  t.replace(pos, t.find(',', pos) - pos, "\"ref_rel_l2_err\": -1e400");
+  test::write_file(d.file("inf.json"), t);
+  try {
+    load_result_set(d.file("inf.json"));
+    ADD_FAILURE() << "-1e400 accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "results " + d.file("inf.json") + ": not valid JSON (number overflow parsing '-1e400')");
+  }
+}
+
+// FIFOs, devices, oversized files, NUL bytes and deep JSON are refused before anything is parsed (a FIFO
+// without a writer would block a plain open forever; /dev/zero would be read until memory runs out).
+TEST(ResultsLoad, HostileFilesAreRefusedBeforeReading) {
+  test::TempDir d;
+  const auto message = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  };
+  for (const std::string name : {"fifo.csv", "fifo.json", "fifo"}) {
+    const std::string p = d.file(name);
+    ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0);
+    EXPECT_EQ(message([&] { load_result_set(p); }), "results " + p + ": not a regular file (a FIFO)");
+    EXPECT_EQ(message([&] { read_results_csv(p); }), "results " + p + ": not a regular file (a FIFO)");
+    EXPECT_EQ(message([&] { read_results_json(p); }), "results " + p + ": not a regular file (a FIFO)");
+  }
+  EXPECT_EQ(message([&] { load_result_set("/dev/zero"); }), "results /dev/zero: not a regular file (a character device)");
+  EXPECT_EQ(message([&] { load_result_set(d.path()); }), "results " + d.path() + ": is a directory");
+
+  const std::string big = d.file("big.json");
+  std::ofstream(big) << "{";
+  std::filesystem::resize_file(big, (512u << 20) + 1);  // sparse
+  EXPECT_EQ(message([&] { load_result_set(big); }),
+            "results " + big + ": larger than 536870912 bytes (536870913 bytes)");
+
+  const std::string good = results_csv_header() + "\n" + results_csv_line(report_row("x")) + "\n";
+  const std::string nul = d.file("nul.csv");
+  std::ofstream(nul, std::ios::binary) << good << std::string("1,a\0b\n", 6);
+  EXPECT_EQ(message([&] { read_results_csv(nul); }), "results " + nul + " line 3: contains a NUL byte");
+
+  const std::string deep = d.file("deep.json");
+  test::write_file(deep, "{\"rows\": [" + std::string(200000, '[') + std::string(200001, ']') + "}");
+  EXPECT_EQ(message([&] { load_result_set(deep); }),
+            "results " + deep + ": JSON nested deeper than 64 levels (at byte 72)");
+  // Just within the limit: parsed, and refused for what it is.
+  test::write_file(deep, "{\"rows\": [" + std::string(62, '[') + std::string(63, ']') + "}");
+  EXPECT_EQ(message([&] { load_result_set(deep); }), "results " + deep + ": row 0: not an object");
 }
 
 TEST(ResultsJsonGolden, ExactBytes) {
