@@ -2,7 +2,7 @@
 """The real thing beside the model: FlashInfer's own kernels on attnbench's cases.
 
 attnbench models SGLang's FlashInfer and TRTLLM-MHA backends with its own kernels. This script runs the
-*library* on the same cases, as SGLang calls it (docs: ../shared/docs/sglang-backends.md, section 3), and
+*library* on the same cases, as SGLang calls it (docs: docs/facts-30cb848d4.md and docs/facts-0.5.23.md, section 3), and
 writes rows in attnbench's result schema (CSV + JSON) under two peer backend names:
 
   flashinfer_lib  BatchDecodeWithPagedKVCacheWrapper (page size 1, tensor cores per SGLang's rule) for decode;
@@ -44,13 +44,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 CASE_LIST_VERSION = 1
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # attnbench results schema (src/report/results_io.hpp)
 PEER_BACKENDS = ("flashinfer_lib", "trtllm_lib")
 
 # attnbench's results schema, version 1 (docs/csv-schema.md), in attnbench's column order, plus `repro`.
 # tests/peers/test_peer_flashinfer.py checks this list against the header attnbench itself writes.
 RESULT_COLUMNS = [
-    "schema_version", "case_id", "backend", "device", "mode", "timing", "status", "note", "model", "layers", "batch",
+    "schema_version", "case_id", "backend", "device", "sglang_version", "arch", "mode", "timing", "status", "note", "model", "layers", "batch",
     "q_tokens", "kv_len_mean", "kv_len_max", "prefix_len_mean", "num_qo_heads", "num_kv_heads", "head_dim",
     "page_size", "dtype", "sliding_window", "seed", "step_median_us", "step_p10_us", "step_p90_us", "step_min_us",
     "step_max_us", "step_spread_pct", "samples", "metadata_median_us", "forward_median_us", "tflops", "tb_per_s",
@@ -332,7 +332,9 @@ def step_work(c: Case) -> Dict[str, float]:
 def base_row(c: Case, backend: str, device: str, timing: str, repro: str) -> Dict[str, object]:
     row: Dict[str, object] = {k: None for k in RESULT_COLUMNS}
     kv = c.kv_lens
-    row.update(schema_version=SCHEMA_VERSION, case_id=c.case_id, backend=backend, device=device, mode=c.mode,
+    # sglang_version / arch stay empty: library rows run FlashInfer itself, not a modelled SGLang release.
+    row.update(schema_version=SCHEMA_VERSION, case_id=c.case_id, backend=backend, device=device,
+               sglang_version="", arch="", mode=c.mode,
                timing=timing, status="ok", note="", model=c.model, layers=c.layers, batch=c.batch,
                q_tokens=c.q_tokens, kv_len_mean=sum(kv) / len(kv), kv_len_max=max(kv),
                prefix_len_mean=sum(c.prefix_lens) / len(c.prefix_lens), num_qo_heads=c.num_qo_heads,

@@ -57,6 +57,9 @@ TEST(SweepFiles, PrepareCreatesDirectoriesAndRewritesTheKeptRows) {
   const SweepFiles f = sweep_files(d.file("a/b/r.csv"), "", "", "", false);
   EXPECT_FALSE(std::filesystem::exists(d.file("a")));
   ResultRow r;
+  r.mode = "decode";
+  r.timing = "eager";
+  r.status = "ok";
   r.case_id = "decode/tiny/b=1/kv=8/p=64/bf16";
   r.backend = "flashinfer";
   r.status = "ok";
@@ -90,6 +93,9 @@ TEST(SweepFiles, AHardLinkOrASymlinkOfAnInputIsThatInput) {
 
 ResultRow some_row(const std::string& id) {
   ResultRow r;
+  r.mode = "decode";
+  r.timing = "eager";
+  r.status = "ok";
   r.case_id = id;
   r.backend = "flashinfer";
   r.status = "ok";
