@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (g_input.empty()) {
     g_input = make_scratch("attnbench-results-fuzz-XXXXXX.csv");
     g_again = make_scratch("attnbench-results-fuzz-again-XXXXXX.csv");
-    g_json = make_scratch("attnbench-results-fuzz-XXXXXX.json");
+    g_json = attnbench::fuzz::make_scratch("attnbench-results-fuzz-XXXXXX.json", 5);
     std::atexit([] {
       std::remove(g_input.c_str());
       std::remove(g_again.c_str());

@@ -264,6 +264,23 @@ std::vector<CLI::ConfigItem> TomlConfig::parse(std::string_view input) const {
     throw InputError(where(line) + ": a key of more than " + std::to_string(kMaxKeyParts) +
                      " dotted parts (options are 'name' or 'section.name')");
 
+  // toml++ 3.3 reaches an assumption it does not check (TOML_ASSERT_ASSUME in parse_key) on a table header of
+  // three or more '[' ("[[[x]]]", found by config_toml_fuzz): refused here, before toml++ sees it.
+  {
+    std::int64_t line = 1;
+    std::size_t start = 0;
+    if (input.substr(0, 3) == "\xEF\xBB\xBF") start = 3;  // a UTF-8 byte-order mark
+    for (std::size_t i = start; i <= input.size(); ++i) {
+      if (i == input.size() || input[i] == '\n') {
+        std::string_view l = input.substr(start, i - start);
+        const auto b = l.find_first_not_of(" \t");
+        if (b != std::string_view::npos && l.substr(b, 3) == "[[[")
+          throw InputError(where(line) + ": a table header with more than two '[' (not TOML)");
+        ++line;
+        start = i + 1;
+      }
+    }
+  }
   std::string text(input);
   toml::table root;
   for (int attempt = 0;; ++attempt) {
