@@ -1,5 +1,7 @@
 #include "core/rank_test.hpp"
 
+#include "core/stats.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -113,43 +115,14 @@ std::size_t min_samples_per_side(double alpha) {
 }
 
 RankTest mann_whitney_test(std::span<const double> a, std::span<const double> b) {
-  if (a.empty() || b.empty()) throw std::invalid_argument("mann_whitney_test: a sample set is empty");
-  struct Obs {
-    double v;
-    bool from_a;
-  };
-  std::vector<Obs> all;
-  all.reserve(a.size() + b.size());
-  for (const double x : a) all.push_back({x, true});
-  for (const double x : b) all.push_back({x, false});
-  for (const Obs& o : all)
-    if (!std::isfinite(o.v)) throw std::invalid_argument("mann_whitney_test: a sample is not a finite number");
-  std::sort(all.begin(), all.end(), [](const Obs& x, const Obs& y) { return x.v < y.v; });
-
-  // Mid-ranks (1-based), and the tie term sum(t^3 - t) over groups of equal values.
-  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
-  double rank_sum_a = 0, tie_term = 0;
+  // U, z and the asymptotic p are core/stats' mann_whitney_u (one rank computation); the exact p replaces the
+  // asymptotic one where rank_test_method says so.
+  const MannWhitney mw = mann_whitney_u(a, b);
   RankTest r;
-  for (std::size_t i = 0; i < all.size();) {
-    std::size_t k = i;
-    while (k < all.size() && all[k].v == all[i].v) ++k;
-    const double t = static_cast<double>(k - i);
-    if (k - i > 1) r.ties = true;
-    const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(k)) / 2.0;
-    for (std::size_t m = i; m < k; ++m)
-      if (all[m].from_a) rank_sum_a += mid_rank;
-    tie_term += t * t * t - t;
-    i = k;
-  }
-  r.u = rank_sum_a - n1 * (n1 + 1) / 2.0;
-  const double mu = n1 * n2 / 2.0;
-  const double var = n1 * n2 / 12.0 * ((n + 1) - (n > 1 ? tie_term / (n * (n - 1)) : 0.0));
-  if (var > 0) {  // every value ties otherwise: no evidence of a difference (z = 0, p = 1)
-    const double d = r.u - mu;
-    const double corrected = std::max(0.0, std::abs(d) - 0.5);  // continuity correction towards the mean
-    r.z = std::copysign(corrected / std::sqrt(var), d);
-    r.p_value = normal_p(r.z);
-  }
+  r.u = mw.u;
+  r.z = mw.z;
+  r.p_value = mw.p_value;
+  r.ties = mw.ties;
   r.method = rank_test_method(a.size(), b.size(), r.ties);
   if (r.method == RankMethod::exact)  // no ties: U is a whole number
     r.p_value = mann_whitney_exact_p(static_cast<std::size_t>(std::llround(r.u)), a.size(), b.size());

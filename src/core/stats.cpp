@@ -66,10 +66,12 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
   // Mid-ranks (1-based), and the tie term sum(t^3 - t) over groups of equal values.
   const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
   double rank_sum_a = 0, tie_term = 0;
+  bool ties = false;
   for (std::size_t i = 0; i < all.size();) {
     std::size_t k = i;
     while (k < all.size() && all[k].v == all[i].v) ++k;
     const double t = static_cast<double>(k - i);
+    if (k - i > 1) ties = true;
     const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(k)) / 2.0;
     for (std::size_t m = i; m < k; ++m)
       if (all[m].from_a) rank_sum_a += mid_rank;
@@ -77,6 +79,7 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
     i = k;
   }
   MannWhitney r;
+  r.ties = ties;
   r.u = rank_sum_a - n1 * (n1 + 1) / 2.0;
   const double mu = n1 * n2 / 2.0;
   const double var = n1 * n2 / 12.0 * ((n + 1) - (n > 1 ? tie_term / (n * (n - 1)) : 0.0));

@@ -31,6 +31,7 @@ struct MannWhitney {
   double u = 0;        // U statistic of `a` (number of pairs with a > b, ties counted 1/2)
   double z = 0;        // standardised statistic (continuity and tie corrected); 0 when every value ties
   double p_value = 1;  // two-sided, normal approximation
+  bool ties = false;   // two equal values in the pooled sample
 };
 
 // Mann-Whitney U test of `a` against `b` (both non-empty, finite): U of a, z with continuity correction and
