@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -43,13 +44,6 @@ namespace {
 // An --out that means stdout: none given, or "-".
 bool is_stdout(const std::string& path) { return path.empty() || path == "-"; }
 
-// Opens --out before any work, so a bad path fails fast (exit 2) and nothing is measured in vain.
-std::ofstream open_output(const std::string& path) {
-  std::ofstream f(path, std::ios::out | std::ios::trunc);
-  if (!f) throw InputError("--out: cannot write '" + path + "'");
-  return f;
-}
-
 // What the Markdown report needs from the layers above it: each preset's full depth (KV-cache tokens of a
 // saving are counted over the whole model) and the figures to link.
 MarkdownExtras markdown_extras(const std::vector<std::string>& figures = {}) {
@@ -87,14 +81,31 @@ int bad_rows(const std::vector<ResultRow>& rows) {
 }
 
 std::atomic<bool> g_stop{false};
+std::atomic<std::int64_t> g_first_stop_ns{0};  // CLOCK_MONOTONIC of the first signal
 
+std::int64_t monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+// The first SIGINT / SIGTERM stops the sweep gracefully. A second one kills at once, but only when it comes
+// later than 0.5 s: `timeout -s INT`, a shell's job control and launchers send one signal to the process and
+// another to its process group at the same moment, and that pair is one request to stop, not two.
 extern "C" void on_stop_signal(int sig) {
-  g_stop.store(true);
-  std::signal(sig, SIG_DFL);
+  const std::int64_t now = monotonic_ns();
+  if (!g_stop.exchange(true)) {
+    g_first_stop_ns.store(now);
+    return;
+  }
+  if (now - g_first_stop_ns.load() > 500000000) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
 }
 
 // While it lives, the first SIGINT / SIGTERM raises g_stop (the sweep finishes the case in flight, keeps every
-// row and stops); a second one kills at once.
+// row and stops); a second one, later than 0.5 s, kills at once.
 struct StopOnSignal {
   StopOnSignal() {
     g_stop.store(false);
