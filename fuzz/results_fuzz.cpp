@@ -18,7 +18,7 @@
 
 #include "core/errors.hpp"
 #include "fuzz/scratch_file.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 
 namespace {
 

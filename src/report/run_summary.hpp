@@ -5,7 +5,7 @@
 #include <ostream>
 #include <vector>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 
 namespace attnbench {
 

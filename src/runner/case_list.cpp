@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "backends/registry.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 
 namespace attnbench {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/case.hpp"
 #include "runner/phases.hpp"
 #include "runner/plan.hpp"

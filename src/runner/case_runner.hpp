@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/case.hpp"
 #include "runner/case_work.hpp"
 #include "runner/memory_probe.hpp"

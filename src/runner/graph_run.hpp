@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/attention_backend.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/plan.hpp"
 #include "runner/workload.hpp"
 

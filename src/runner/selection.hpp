@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/case.hpp"
 
 namespace attnbench {

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "report/results_json.hpp"
+#include "report/results_io.hpp"
 
 namespace attnbench {
 
@@ -32,28 +32,6 @@ std::string default_results_path() {
 bool is_special(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-}
-
-// The bytes of the file `path` (no size limit: a file this process just wrote). Throws WriteError when it
-// cannot be read back.
-std::string read_back(const std::string& path, const std::string& target) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw WriteError("cannot write '" + printable(target) + "': " + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw WriteError("cannot write '" + printable(target) + "': " + std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return text;
 }
 
 }  // namespace
@@ -162,28 +140,9 @@ void ResultsFileWriter::write_line(const std::string& text) {
 
 void write_sweep_json(const std::string& path, const std::vector<std::pair<std::string, std::string>>& env,
                       const std::string& command, const std::vector<ResultRow>& rows) {
-  AtomicFile out(path);  // first: a path that cannot be written fails before the work of rendering
-  // report/results_json.hpp writes to a path: the document is rendered into a private scratch file and read
-  // back, then goes out through `out`. (A writer to a std::ostream would spare the scratch file.)
-  std::string scratch = (fs::temp_directory_path() / "attnbench-json-XXXXXX").string();
-  const int fd = ::mkstemp(scratch.data());
-  if (fd < 0) throw WriteError("cannot write '" + printable(path) + "': a scratch file: " + std::strerror(errno));
-  ::close(fd);
-  std::string text;
-  try {
-    write_results_json(scratch, env, command, rows);
-    text = read_back(scratch, path);
-  } catch (...) {
-    ::unlink(scratch.c_str());
-    throw;
-  }
-  ::unlink(scratch.c_str());
-  // A scratch write that failed half-way (a full temporary directory) leaves a document cut short.
-  if (text.empty() || text.back() != '\n' || !nlohmann::json::accept(text))
-    throw WriteError("cannot write '" + printable(path) + "': the report could not be rendered (is " +
-                     printable(fs::temp_directory_path().string()) + " full?)");
-  out.stream() << text;
-  out.commit();
+  AtomicFile out(path);  // a path that cannot be written fails before the work of rendering
+  write_results_json(out.stream(), env, command, rows);
+  out.commit();  // checks the stream, fsyncs, renames into place (WriteError otherwise)
 }
 
 std::vector<std::pair<std::string, std::string>> read_json_environment(const std::string& path,

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/files.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 
 namespace attnbench {
 
@@ -78,7 +78,7 @@ class ResultsFileWriter {
   int fd_ = -1;
 };
 
-// Writes the JSON report (report/results_json.hpp) to `path` all or nothing: the document is rendered first,
+// Writes the JSON report (report/results_io.hpp) to `path` all or nothing: the document is rendered first,
 // then written through AtomicFile (a temporary file beside `path`, renamed into place once every byte reached
 // the disk). Throws WriteError "cannot write 'PATH': <reason>"; the old report is then left whole.
 void write_sweep_json(const std::string& path, const std::vector<std::pair<std::string, std::string>>& env,

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backends/attention_backend.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/validation.hpp"
 #include "runner/workload.hpp"
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {

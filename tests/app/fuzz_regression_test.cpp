@@ -19,7 +19,7 @@
 #include "app/cli.hpp"
 #include "core/errors.hpp"
 #include "engine/request_lengths.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/case.hpp"
 #include "support/test_util.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {

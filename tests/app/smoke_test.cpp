@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {

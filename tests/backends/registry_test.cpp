@@ -18,7 +18,7 @@
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "device/cpu_device.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {

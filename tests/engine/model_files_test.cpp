@@ -11,7 +11,7 @@
 #include "core/units.hpp"
 #include "device/cpu_device.hpp"
 #include "engine/model_config.hpp"
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "runner/memory_probe.hpp"
 #include "support/test_util.hpp"
 

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "report/results_csv.hpp"
+#include "report/results_io.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
