@@ -35,7 +35,7 @@ std::vector<BackendInfo>& registry_storage() {
        "FlashInfer's `trtllm_batch_decode_with_kv_cache`"},
       // No library twin: it runs the same TRTLLM kernels as trtllm_mha, whose twin is trtllm_lib.
       {"trtllm_mha_legacy", "TRTLLMHAAttnBackend(FlashInferAttnBackend): SGLang today", TrtllmMhaImpl::validate,
-       make<TrtllmMhaLegacyBackend>, "", "", legacy_facts},
+       make<TrtllmMhaLegacyBackend>, "", "", legacy_facts, ""},
   };
   return registry;
 }

@@ -147,14 +147,17 @@ void TrtllmMhaImpl::init_cuda_graph_state(int max_bs, int max_num_tokens) {
   }
 }
 
-void TrtllmMhaImpl::build_page_table(const ForwardBatch& fb, const Metadata& md) const {
+void TrtllmMhaImpl::build_page_table(const ForwardBatch& fb, const Metadata& md, std::int32_t* table,
+                                     std::int64_t row_stride, std::int32_t add) const {
   // build_trtllm_mha_page_table: page_table[i, p] = req_to_token[req_i, p * P] // P for p < cdiv(cache_seqlen, P).
   PageTableParams pp;
   pp.req_to_token = model_runner_.req_to_token_pool->device_data();
   pp.req_to_token_stride = model_runner_.req_to_token_pool->width();
   pp.req_pool_indices = fb.req_pool_indices;
   pp.seq_lens = md.cache_seqlens_int32;
-  pp.page_table = md.page_table;
+  pp.page_table = table ? table : md.page_table;
+  pp.row_stride = row_stride;
+  pp.add = add;
   pp.max_num_pages = max_num_pages_;
   pp.page_size = page_size_;
   pp.batch_size = fb.batch_size;
@@ -352,8 +355,8 @@ void TrtllmMhaImpl::init_forward_metadata_in_graph(const ForwardBatch& fb) {
   build_page_table(fb, md);
 }
 
-void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel,
-                           int q_len_per_req, int total_q) const {
+AttentionParams TrtllmMhaImpl::attention_params(const AttentionIO& io, const Layer& layer, const Metadata& md,
+                                                int total_q) const {
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
   AttentionParams p;
   p.q = io.q;
@@ -377,6 +380,12 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
   p.window_left = layer.sliding_window_size;  // the kernel applies the window (no trimming)
   p.sm_scale = layer.scaling;                 // bmm1_scale for bf16 KV; bmm2_scale = 1
   p.sinks = layer.sinks;
+  return p;
+}
+
+void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel,
+                           int q_len_per_req, int total_q) const {
+  AttentionParams p = attention_params(io, layer, md, total_q);
   if (decode_kernel) {
     p.qo_indptr = nullptr;
     p.q_len_per_req = q_len_per_req;
@@ -459,25 +468,10 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
   // passes out=None outside piecewise graphs): counted here; the kernel writes the runner's output tensor.
   Buffer out = device_.allocate(static_cast<std::int64_t>(fb.num_tokens) * num_qo_heads_ * head_dim_ * es, MemKind::device,
                                 "trtllm_mha.forward_extend.fmha_v2_out");
-  AttentionParams p;
-  p.q = io.q;
-  p.o = io.o;
+  // The fast path reads the pool (attention_params' K / V and block table are replaced below); the slow path
+  // reads its copy.
+  AttentionParams p = attention_params(io, layer, md, fb.num_tokens);
   p.qo_indptr = md.cu_seqlens_q;
-  p.addressing = KvAddressing::block_table;
-  p.kv_lens = md.cache_seqlens_int32;
-  p.page_size = page_size_;
-  p.batch_size = md.batch_size;
-  p.total_q = fb.num_tokens;
-  p.max_q_len = md.max_seq_len_q;
-  p.max_kv_len = max_context_len_;
-  p.num_qo_heads = num_qo_heads_;
-  p.num_kv_heads = num_kv_heads_;
-  p.head_dim = head_dim_;
-  p.dtype = dtype_;
-  p.causal = true;
-  p.window_left = layer.sliding_window_size;
-  p.sm_scale = layer.scaling;
-  p.sinks = layer.sinks;
   Buffer pages, paged_kv;  // the slow path's per-layer copy
   if (pool.fused_kv()) {
     // Fast path (_fmha_v2_paged_inputs L429-468): V is a whole number of pages after K in one allocation, so
@@ -492,24 +486,13 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
                                     "trtllm_mha.forward_metadata.fmha_v2_page_table_plus_delta_tmp");
       md.fmha_v2_block_tables = device_.allocate(8LL * md.batch_size * pages_row, MemKind::device,
                                                  "trtllm_mha.forward_metadata.fmha_v2_block_tables");
-      for (int half = 0; half < 2; ++half) {
-        PageTableParams pp;
-        pp.req_to_token = model_runner_.req_to_token_pool->device_data();
-        pp.req_to_token_stride = model_runner_.req_to_token_pool->width();
-        pp.req_pool_indices = fb.req_pool_indices;
-        pp.seq_lens = md.cache_seqlens_int32;
-        pp.page_table = md.fmha_v2_block_tables.as<std::int32_t>() + half * pages_row;
-        pp.row_stride = 2 * pages_row;
-        pp.max_num_pages = max_num_pages_;
-        pp.page_size = page_size_;
-        pp.batch_size = md.batch_size;
-        pp.add = half == 0 ? 0 : static_cast<std::int32_t>(pool.v_page_offset());
-        device_.kernels().build_page_table(pp, device_.stream());
-      }
+      std::int32_t* stacked = md.fmha_v2_block_tables.as<std::int32_t>();
+      build_page_table(fb, md, stacked, 2 * pages_row, 0);                        // [:, 0]: K pages
+      build_page_table(fb, md, stacked + pages_row, 2 * pages_row,
+                       static_cast<std::int32_t>(pool.v_page_offset()));          // [:, 1]: V = K + delta
     }
-    p.k = pool.k_buffer(layer.layer_id);
-    p.v = pool.v_buffer(layer.layer_id);
-    p.page_table = md.fmha_v2_block_tables.as<std::int32_t>();
+    p.page_table = md.fmha_v2_block_tables.as<std::int32_t>();  // K and V buffers: attention_params'
+
     p.page_table_stride = 2 * max_num_pages_;
   } else {
     // Slow path (_fmha_v2_paged_kv L1438-1455), every layer: pages = page_table[rows, cols] [TP] int32, then

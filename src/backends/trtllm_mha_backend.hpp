@@ -63,7 +63,11 @@ class TrtllmMhaImpl {
     // Decode seq-len splits (0.5.23 L1531-1561): the batch order by length, [bs] int32 (argsort).
     Buffer split_order;
   };
-  void build_page_table(const ForwardBatch& fb, const Metadata& md) const;
+  // Into md.page_table, or into `table` with `row_stride` (0: max_num_pages) and `add` added to every entry.
+  void build_page_table(const ForwardBatch& fb, const Metadata& md, std::int32_t* table = nullptr,
+                        std::int64_t row_stride = 0, std::int32_t add = 0) const;
+  // The attention call over the pool through md's block table (SGLang's arguments: L1054-1068, L1163-1178).
+  AttentionParams attention_params(const AttentionIO& io, const Layer& layer, const Metadata& md, int total_q) const;
   void attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel, int q_len_per_req,
               int total_q) const;
   // The decode kernel over one group of requests (all of them without seq-len splits).
