@@ -355,6 +355,19 @@ void TrtllmMhaImpl::init_forward_metadata_in_graph(const ForwardBatch& fb) {
   build_page_table(fb, md);
 }
 
+void TrtllmMhaImpl::copy_rows(void* dst, const void* src, const std::int32_t* dst_index, const std::int32_t* src_index,
+                              std::int64_t rows, std::int64_t row_bytes, std::int64_t dst_row_stride) const {
+  CopyRowsParams c;
+  c.dst = dst;
+  c.src = src;
+  c.dst_index = dst_index;
+  c.src_index = src_index;
+  c.rows = rows;
+  c.row_bytes = row_bytes;
+  c.dst_row_stride = dst_row_stride;
+  device_.kernels().copy_rows(c, device_.stream());
+}
+
 AttentionParams TrtllmMhaImpl::attention_params(const AttentionIO& io, const Layer& layer, const Metadata& md,
                                                 int total_q) const {
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
@@ -402,16 +415,6 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
     const std::int64_t qrow = static_cast<std::int64_t>(q_len_per_req) * num_qo_heads_ * head_dim_ * dtype_size(dtype_);
     const std::int64_t trow = 4LL * p.page_table_stride;
     const auto* order = md.split_order.as<std::int32_t>();
-    auto copy = [&](void* dst, const void* src, const std::int32_t* di, const std::int32_t* si, int rows, std::int64_t bytes) {
-      CopyRowsParams c;
-      c.dst = dst;
-      c.src = src;
-      c.dst_index = di;
-      c.src_index = si;
-      c.rows = rows;
-      c.row_bytes = bytes;
-      device_.kernels().copy_rows(c, device_.stream());
-    };
     const std::string t = "trtllm_mha.forward_decode.split_";
     for (int g = 0, start = 0; g < splits; ++g) {
       const int n = bs / splits + (g < bs % splits ? 1 : 0);
@@ -420,9 +423,9 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
       Buffer q = device_.allocate(n * qrow, MemKind::device, t + "q");
       Buffer table = device_.allocate(n * trow, MemKind::device, t + "block_tables");
       Buffer lens = device_.allocate(4LL * n, MemKind::device, t + "seq_lens");
-      copy(q.data(), io.q, nullptr, idx, n, qrow);
-      copy(table.data(), md.page_table, nullptr, idx, n, trow);
-      copy(lens.data(), md.cache_seqlens_int32, nullptr, idx, n, 4);
+      copy_rows(q.data(), io.q, nullptr, idx, n, qrow);
+      copy_rows(table.data(), md.page_table, nullptr, idx, n, trow);
+      copy_rows(lens.data(), md.cache_seqlens_int32, nullptr, idx, n, 4);
       Buffer out = device_.allocate(n * qrow, MemKind::device, t + "out");  // FlashInfer's empty_like(query)
       AttentionParams gp = p;
       gp.q = q.data();
@@ -432,7 +435,7 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
       gp.batch_size = n;
       gp.total_q = n * q_len_per_req;
       attend_decode(gp, q_len_per_req);
-      copy(io.o, out.data(), idx, nullptr, n, qrow);
+      copy_rows(io.o, out.data(), idx, nullptr, n, qrow);
     }
   } else {
     p.qo_indptr = md.cu_seqlens_q;
@@ -506,23 +509,11 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
       throw Unsupported("fmha_v2's full-pool torch.stack branch (TP >= pool pages) is not modelled");
     pages = device_.allocate(4 * tp, MemKind::device, "trtllm_mha.forward_extend.fmha_v2_pages");
     paged_kv = device_.allocate(2 * tp * page_bytes, MemKind::device, "trtllm_mha.forward_extend.fmha_v2_paged_kv");
-    CopyRowsParams g;
-    g.dst = pages.data();
-    g.src = md.page_table;
-    g.src_index = md.fmha_v2_page_index.as<std::int32_t>();
-    g.rows = tp;
-    g.row_bytes = 4;
-    device_.kernels().copy_rows(g, device_.stream());
-    for (int half = 0; half < 2; ++half) {
-      CopyRowsParams c;
-      c.dst = static_cast<char*>(paged_kv.data()) + half * page_bytes;
-      c.dst_row_stride = 2 * page_bytes;
-      c.src = half == 0 ? pool.k_buffer(layer.layer_id) : pool.v_buffer(layer.layer_id);
-      c.src_index = pages.as<std::int32_t>();
-      c.rows = tp;
-      c.row_bytes = page_bytes;
-      device_.kernels().copy_rows(c, device_.stream());
-    }
+    copy_rows(pages.data(), md.page_table, nullptr, md.fmha_v2_page_index.as<std::int32_t>(), tp, 4);
+    for (int half = 0; half < 2; ++half)  // K pages to the even halves, V pages to the odd ones
+      copy_rows(static_cast<char*>(paged_kv.data()) + half * page_bytes,
+                half == 0 ? pool.k_buffer(layer.layer_id) : pool.v_buffer(layer.layer_id), nullptr,
+                pages.as<std::int32_t>(), tp, page_bytes, 2 * page_bytes);
     p.k = paged_kv.data();
     p.v = static_cast<char*>(paged_kv.data()) + page_bytes;
     p.page_table = md.fmha_v2_block_table.as<std::int32_t>();

@@ -66,6 +66,9 @@ class TrtllmMhaImpl {
   // Into md.page_table, or into `table` with `row_stride` (0: max_num_pages) and `add` added to every entry.
   void build_page_table(const ForwardBatch& fb, const Metadata& md, std::int32_t* table = nullptr,
                         std::int64_t row_stride = 0, std::int32_t add = 0) const;
+  // index_select / index_copy_ of whole rows on the device (CopyRowsParams, kernels/params.hpp).
+  void copy_rows(void* dst, const void* src, const std::int32_t* dst_index, const std::int32_t* src_index,
+                 std::int64_t rows, std::int64_t row_bytes, std::int64_t dst_row_stride = 0) const;
   // The attention call over the pool through md's block table (SGLang's arguments: L1054-1068, L1163-1178).
   AttentionParams attention_params(const AttentionIO& io, const Layer& layer, const Metadata& md, int total_q) const;
   void attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel, int q_len_per_req,
