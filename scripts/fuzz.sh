@@ -23,10 +23,7 @@ build_dir="${ATTNBENCH_FUZZ_DIR:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${ATTNBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 targets=("$@")
-# config_toml_fuzz is run by name only (scripts/fuzz.sh config_toml_fuzz): it finds undefined behaviour inside
-# toml++ 3.3 itself (TOML_ASSERT_ASSUME in parse_key / parse_value on malformed headers and arrays; the
-# "[[[" header is refused before toml++ now), which attnbench cannot fix; an open issue tracks it.
-((${#targets[@]})) || targets=(config_fuzz trace_fuzz results_fuzz)
+((${#targets[@]})) || targets=(config_fuzz config_toml_fuzz trace_fuzz results_fuzz)
 
 start=$(date +%s)
 # The libraries: ASan + UBSan from the project's option, plus libFuzzer's coverage instrumentation

@@ -202,6 +202,16 @@ TEST(TomlConfigHostile, HundredThousandNestedBracketsAreAnError) {
   EXPECT_TRUE(has(error_of(inline_tables + "\n"), "nested"));
 }
 
+// Inputs on which toml++ 3.3 breaks its own parser assumptions (found by config_toml_fuzz): a clean error,
+// never an abort (asserts) or undefined behaviour (NDEBUG's __builtin_assume).
+TEST(TomlConfigHostile, InputsThatBreakTomlPlusPlusAssumptionsAreAnError) {
+  for (const std::string text : {std::string("warmup = 1\n[ ="), std::string("\xEF\xBB\xBF [[[[[[[[1]]]\n"),
+                                 std::string("[[ =\n"), std::string("[\t]\n")}) {
+    const std::string e = error_of(text);
+    EXPECT_TRUE(has(e, "--config c.toml")) << e;
+  }
+}
+
 TEST(TomlConfigHostile, DeepDottedKeysAreRefusedBeforeParsing) {
   // 300,000 parts: toml++ itself overflows the stack building (and freeing) one table per part.
   std::string key = "a";
