@@ -98,7 +98,7 @@ void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bo
   sub->add_option("--tp-size", m.tp_size, "Tensor-parallel degree: heads per rank = heads / tp (0: the preset's)")
       ->capture_default_str();
   ServerArgs& s = m.server;
-  sub->add_option("--context-len", s.context_len, "SGLang --context-length in tokens (0: the model's)")
+  sub->add_option("--context-length,--context-len", s.context_len, "Context length in tokens (0: the model's)")
       ->capture_default_str();
   sub->add_option("--max-running-requests", s.max_running_requests,
                   "R = req_to_token_pool.size = the backends' max_bs")
@@ -184,9 +184,13 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
 
   CLI::App* memory = app.add_subcommand("memory", "Construct each backend and report what it allocates, by phase and tag");
   add_model_options(memory, out.memory.m);
-  memory->add_option("--backend", out.memory.backends, "Backends, comma separated, or all")->delimiter(',')->capture_default_str();
-  memory->add_option("--prefill-backend", out.memory.prefill_backend,
-                     "Build this backend first in the same process (named buffers are then shared)");
+  // SGLang's --attention-backend sets both phases; --decode-attention-backend / --prefill-attention-backend a
+  // hybrid (SGLang then builds the prefill backend too, in the same process: named buffers are shared).
+  memory->add_option("--attention-backend,--decode-attention-backend,--backend", out.memory.backends,
+                     "Backends, comma separated, or all (each measured on its own)")
+      ->delimiter(',')->capture_default_str();
+  memory->add_option("--prefill-attention-backend,--prefill-backend", out.memory.prefill_backend,
+                     "A hybrid's prefill backend: built first in the same process (named buffers are then shared)");
   memory->add_option("--format", out.memory.format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
@@ -200,7 +204,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     add_model_options(sub, p.model, /*page_size=*/false, /*model=*/false);
     sub->add_option("--model", p.models, "Model presets, comma separated")->delimiter(',')->capture_default_str();
     sub->add_option("--page-size", p.page_sizes, "KV page sizes in tokens (TRTLLM-MHA: 16/32/64/128)")->delimiter(',')->capture_default_str();
-    sub->add_option("--backend", p.backends, "Backends, comma separated, or all")->delimiter(',')->capture_default_str();
+    sub->add_option("--attention-backend,--backend", p.backends, "Backends to compare, comma separated, or all")
+        ->delimiter(',')->capture_default_str();
     sub->add_option("--mode", p.modes, "decode, extend, verify (comma separated)")->delimiter(',')->capture_default_str();
     sub->add_option("--dtype", p.dtypes, "bf16, fp16, fp32 (KV cache, queries and outputs)")->delimiter(',')->capture_default_str();
     sub->add_option("--batch", p.batches, "Requests per step")->delimiter(',')->capture_default_str();
@@ -215,7 +220,9 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
         ->capture_default_str();
     sub->add_option("--length-min", p.length_min, "Lower bound of uniform / zipf lengths")->capture_default_str();
     sub->add_option("--zipf-s", p.zipf_s, "Zipf exponent")->capture_default_str();
-    sub->add_option("--draft-tokens", p.draft_tokens, "verify: draft tokens per request (chain, topk 1)")->capture_default_str();
+    sub->add_option("--speculative-num-draft-tokens,--draft-tokens", p.draft_tokens,
+                    "verify: draft tokens per request (chain, topk 1)")
+        ->capture_default_str();
     sub->add_option("--trace", p.trace, "CSV of request_id,prefix_len,extend_len: the batch and its lengths");
     sub->add_option("--seed", p.seeds, "Seeds of the cache, queries and page shuffling")->check(kUnsigned)->delimiter(',')->capture_default_str();
     sub->add_flag("--sinks", p.sinks, "Attention-sink logits per head (GPT-OSS style)");

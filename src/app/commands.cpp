@@ -8,17 +8,12 @@
 #include <ctime>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
 
 #include "app/backend_catalog.hpp"
-#include "app/data_dir.hpp"
-#include "app/omp_env.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
@@ -51,25 +46,6 @@ MarkdownExtras markdown_extras(const std::vector<std::string>& figures = {}) {
   for (const auto& m : model_presets()) x.model_layers[m.name] = m.num_layers;
   x.figures = figures;
   return x;
-}
-
-// The PNG files of `dir` (--plots), sorted, as links relative to the report file `out` (its directory; the
-// working directory for stdout). Throws InputError naming --plots when `dir` is not a directory.
-std::vector<std::string> figure_links(const std::string& dir, const std::string& out) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError("--plots: '" + dir + "' is not a directory");
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".png" && e.is_regular_file(ec)) files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  const fs::path base = out.empty() || out == "-" ? fs::current_path(ec) : fs::absolute(out, ec).parent_path();
-  for (std::string& f : files) {
-    const fs::path rel = fs::absolute(f, ec).lexically_relative(base);
-    if (!rel.empty()) f = rel.generic_string();
-  }
-  return files;
-
 }
 
 // Rows that make a sweep exit 1: failed, oom, or outside the reference's tolerance.
@@ -124,104 +100,24 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   const MemoryRequest req = make_memory_request(o.m, o.backends, o.prefill_backend);
   const DeviceChoice choice = parse_device_choice(o.m.device);
   const DeviceChoice resolved = resolve_usable_device(choice);
-  // --out: checked (never the --config file, by name or by device and inode) and opened before any work, so a bad
-  // path fails fast (exit 2) and nothing is measured in vain; written all or nothing (AtomicFile). "-": stdout.
-  std::unique_ptr<AtomicFile> file;
-  if (!o.out.empty() && !is_stdout(o.out)) {
-    if (same_file(o.out, o.config_file))
-      throw InputError("--out: '" + printable(o.out) + "' is the --config file" +
-                       (o.out == o.config_file ? "" : " ('" + printable(o.config_file) + "')"));
-    check_output_path(o.out, "--out");
-    try {
-      file = std::make_unique<AtomicFile>(o.out);
-    } catch (const WriteError& e) {  // before any work: a path that cannot be written is bad input
-      throw InputError("--out: " + std::string(e.what()));
-    }
-  }
+  // --out: checked (never the --config file, by device and inode) and opened before any work, so a bad path
+  // fails fast (exit 2) and nothing is measured in vain; written all or nothing. "-": stdout.
+  if (!is_stdout(o.out)) check_output_path(o.out, "--out");
+  OutputTarget output(o.out, out, {{"--config", o.config_file}});
+  std::ostream& os = output.stream();
   std::cerr << "attnbench: memory on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";
   const MemoryReport report = measure_memory(req, [resolved] { return make_device(resolved); });
-  std::ostream& os = file ? file->stream() : out;
   if (o.format == "csv")
     write_memory_csv(os, report);
   else if (o.format == "json")
     write_memory_json(os, report, backend_catalog());
   else
     write_memory_table(os, report, backend_catalog());
-  if (file) {
-    file->commit();
-    std::cerr << "attnbench: wrote " << printable(o.out) << "\n";
-  }
+  output.finish();
+  if (!output.is_stdout()) std::cerr << "attnbench: wrote " << printable(o.out) << "\n";
   for (const auto& b : report.backends)
     if (!b.error.empty()) return 1;
-  return 0;
-}
-
-int run_list_command(std::ostream& out) {
-  out << "backends:\n";
-  for (const auto& b : backend_registry()) out << "  " << b.name << std::string(20 - std::min<std::size_t>(19, b.name.size()), ' ') << b.models << "\n";
-  out << "model presets (per tensor-parallel rank):\n";
-  for (const auto& m : model_presets()) {
-    out << "  " << m.name << std::string(20 - std::min<std::size_t>(19, m.name.size()), ' ') << m.architecture << ", "
-        << m.num_layers << " layers, " << m.num_qo_heads() << " q / " << m.num_kv_heads() << " kv heads, head_dim "
-        << m.head_dim << ", context " << m.context_len;
-    if (m.has_sliding_window()) out << ", window " << m.sliding_window;
-    out << "\n";
-  }
-  out << "SGLang versions modelled (--sglang; the first is the default):\n";
-  for (const auto& p : sglang_profiles())
-    out << "  " << p.version << std::string(20 - std::min<std::size_t>(19, p.version.size()), ' ') << "FlashInfer "
-        << p.flashinfer_version << ": " << p.description << "\n";
-  out << "configs:\n";
-  // The working directory's configs/, the installed ones (<prefix>/share/attnbench/configs), the source folder's;
-  // ATTNBENCH_DATA_DIR overrides (app/data_dir.hpp).
-  if (const std::optional<std::string> dir = config_dir()) {
-    std::error_code ec;
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(*dir, ec))
-      if (e.path().extension() == ".toml") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) out << "  " << f << "\n";
-  } else {
-    std::string where;
-    for (const std::string& d : config_dir_candidates()) where += (where.empty() ? "" : ", ") + d;
-    out << "  none found (looked in " << where << "; set ATTNBENCH_DATA_DIR to a folder holding configs/)\n";
-  }
-  return 0;
-}
-
-int run_env_command(std::ostream& out) { return run_env_command("text", out); }
-
-int run_env_command(const std::string& format, std::ostream& out) {
-  const GpuAvailability gpu = gpu_availability();
-  const std::optional<std::string> configs = config_dir();
-  const std::optional<double> load = load_average_1m();
-  if (format == "json") {
-    // The host part under the keys of every results file's "environment" (device/environment.hpp), then the rest.
-    nlohmann::ordered_json j;
-    j["schema"] = "attnbench.env";
-    j["schema_version"] = 1;
-    for (const auto& [k, v] : host_environment()) j[k] = v;
-    j["cuda_compiled"] = gpu.compiled;
-    j["gpu_usable"] = gpu.usable;
-    j["gpu"] = gpu.detail;
-    j["device_auto"] = device_choice_name(resolve_device_choice(DeviceChoice::automatic));
-    j["omp_wait_policy"] = omp_wait_policy_description();
-    j["load_average_1m"] = load ? nlohmann::ordered_json(*load) : nlohmann::ordered_json(nullptr);
-    j["configs_dir"] = configs ? nlohmann::ordered_json(*configs) : nlohmann::ordered_json(nullptr);
-    out << j.dump(2) << "\n";
-    return 0;
-  }
-  if (format != "text") throw InputError("--format: '" + format + "' (expected text or json)");
-  out << "attnbench " << version() << " (commit " << git_commit() << ")\n";
-  out << "compiler: " << compiler() << "\n";
-  out << "cpu: " << cpu_model() << ", " << hardware_threads() << " hardware threads\n";
-  out << "cuda: " << (gpu.compiled ? "compiled in" : "not compiled in") << "\n";
-  out << "gpu: " << (gpu.usable ? gpu.detail : "none usable (" + gpu.detail + ")") << "\n";
-  out << "device auto: " << device_choice_name(resolve_device_choice(DeviceChoice::automatic)) << "\n";
-  out << "openmp wait policy: " << omp_wait_policy_description() << "\n";
-  if (load) out << "load average (1 min): " << std::fixed << std::setprecision(2) << *load << std::defaultfloat << "\n";
-  out << "configs: " << (configs ? *configs : std::string("none found")) << "\n";
   return 0;
 }
 
@@ -341,49 +237,6 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   return sum.all_good() && earlier_bad == 0 ? 0 : 1;
 }
 
-namespace {
-
-// Where compare / report write: `path` (all or nothing, through AtomicFile) or `out` (stdout); refused when it
-// names one of `inputs` (the same file by device and inode: a symlink or a hard link too).
-class ReportOutput {
- public:
-  // Refuses an output that is one of `inputs` (exit 2, before anything is read or written).
-  ReportOutput(const std::string& path, std::ostream& out,
-               const std::vector<std::pair<std::string, std::string>>& inputs)
-      : path_(path == "-" ? std::string() : path), out_(out) {  // "-": stdout
-    if (!path_.empty()) check_not_an_input(path_, "--out", inputs);
-  }
-  // Opens the output (after the inputs were read, so that a bad input is the error reported): InputError
-  // "--out: cannot write 'PATH': <reason>" (exit 2) when the file cannot be created.
-  std::ostream& stream() {
-    if (path_.empty()) return out_;
-    if (!file_) {
-      try {
-        file_.emplace(path_);
-      } catch (const WriteError& e) {
-        throw InputError(std::string("--out: ") + e.what());
-      }
-    }
-    return file_->stream();
-  }
-  // Publishes the file, or checks that every byte reached stdout; WriteError (exit 1) when not.
-  void finish() {
-    if (path_.empty()) {
-      check_stream_written(out_, "stdout");
-      return;
-    }
-    stream();  // opens it if nothing was written
-    file_->commit();
-  }
-
- private:
-  std::string path_;
-  std::ostream& out_;
-  std::optional<AtomicFile> file_;
-};
-
-}  // namespace
-
 int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   if (o.max_slowdown < 0) throw InputError("--max-slowdown: must be >= 0 (a fraction, e.g. 0.05)");
   if (o.max_memory_growth < 0) throw InputError("--max-memory-growth: must be >= 0 bytes");
@@ -397,7 +250,7 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
   opt.allow_env_mismatch = o.allow_env_mismatch;
   opt.allow_version_mismatch = o.allow_version_mismatch;
   opt.strict = o.strict;
-  ReportOutput output(o.out, out, {{"BASE", o.base}, {"NEW", o.now}});
+  OutputTarget output(o.out, out, {{"BASE", o.base}, {"NEW", o.now}});
   const ResultSet base = load_result_set(o.base);
   const ResultSet now = load_result_set(o.now);
   if (o.peers) {
@@ -449,7 +302,7 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
 int run_report_command(const ReportOptions& o, std::ostream& out) {
   std::vector<std::pair<std::string, std::string>> inputs = {{"RESULTS", o.results}, {"--memory", o.memory}};
   for (const std::string& p : o.peers) inputs.push_back({"--peers", p});
-  ReportOutput output(o.out, out, inputs);
+  OutputTarget output(o.out, out, inputs);
   const ResultSet set = load_result_set(o.results);
   const std::vector<std::string> figures = o.plots.empty() ? std::vector<std::string>{} : figure_links(o.plots, o.out);
   std::optional<MemoryReport> memory;

@@ -1,4 +1,4 @@
-// One function per subcommand. Each returns the process exit code; results go to files / stdout,
+// One function per subcommand (`list` and `env` print runner/inventory.hpp). Each returns the process exit code; results go to files / stdout,
 // progress and warnings to stderr.
 #pragma once
 
@@ -11,7 +11,6 @@
 namespace attnbench {
 
 int run_memory_command(const MemoryOptions& options, std::ostream& out);
-int run_list_command(std::ostream& out);
 // `compare`: 0 pass, 1 when the gate fails (a confirmed slowdown, memory growth, a correctness loss, a missing row).
 // When one side holds only library rows (*_lib) and the other model rows, it compares model vs library instead
 // (report/peers.hpp): informational, 0.
@@ -20,9 +19,5 @@ int run_report_command(const ReportOptions& options, std::ostream& out);
 // `run` / `validate`: args are the command line as given (repro commands are built from them).
 int run_sweep_command(const RunOptions& options, const std::vector<std::string>& args, bool validate_only,
                       std::ostream& out);
-// `env`: text (default) or `--format json` (one object: the host keys of a results file's environment, then
-// cuda_compiled, gpu_usable, gpu, device_auto, omp_wait_policy, load_average_1m, configs_dir).
-int run_env_command(std::ostream& out);
-int run_env_command(const std::string& format, std::ostream& out);
 
 }  // namespace attnbench

@@ -5,6 +5,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "runner/inventory.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 
@@ -21,10 +22,12 @@ int dispatch(const ParsedCli& cli) {
       code = run_memory_command(cli.memory, std::cout);
       break;
     case Command::list:
-      code = run_list_command(std::cout);
+      write_inventory(std::cout);
+      code = 0;
       break;
     case Command::env:
-      code = run_env_command(cli.env.format, std::cout);
+      write_environment_report(std::cout, cli.env.format);
+      code = 0;
       break;
     case Command::run:
       code = run_sweep_command(cli.run, cli.args, /*validate_only=*/false, std::cout);

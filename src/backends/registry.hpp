@@ -37,7 +37,7 @@ struct BackendInfo {
 // References stay valid until that backend is unregistered.
 const std::vector<BackendInfo>& backend_registry();
 // Throws InputError naming `option` and listing the backends when `name` is unknown.
-const BackendInfo& find_backend(const std::string& name, const std::string& option = "--backend");
+const BackendInfo& find_backend(const std::string& name, const std::string& option = "--attention-backend (--backend)");
 std::vector<std::string> backend_names();
 
 // Keeps a registered backend in the registry while it lives; unregisters it when destroyed (a test's variant

@@ -394,4 +394,33 @@ FileLock::~FileLock() {
   ::close(fd_);
 }
 
+OutputTarget::OutputTarget(const std::string& path, std::ostream& stdout_stream,
+                           const std::vector<std::pair<std::string, std::string>>& inputs, std::string option)
+    : path_(path == "-" ? std::string() : path), option_(std::move(option)), stdout_(stdout_stream) {
+  if (!path_.empty()) check_not_an_input(path_, option_, inputs);
+}
+
+OutputTarget::~OutputTarget() = default;
+
+std::ostream& OutputTarget::stream() {
+  if (path_.empty()) return stdout_;
+  if (!file_) {
+    try {
+      file_ = std::make_unique<AtomicFile>(path_);
+    } catch (const WriteError& e) {  // nothing written yet: a path that cannot be written is bad input
+      throw InputError(option_ + ": " + e.what());
+    }
+  }
+  return file_->stream();
+}
+
+void OutputTarget::finish() {
+  if (path_.empty()) {
+    check_stream_written(stdout_, "stdout");
+    return;
+  }
+  stream();  // opens it when nothing was written
+  file_->commit();
+}
+
 }  // namespace attnbench

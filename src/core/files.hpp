@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -107,6 +108,32 @@ class AtomicFile {
   Impl* impl_;
   bool committed_ = false;
   void fail(const std::string& reason);  // removes the temporary file, throws WriteError
+};
+
+// Where a command writes one document: the file `path` (all or nothing, through AtomicFile) or `stdout_stream`
+// when `path` is "" or "-". The constructor refuses a path that is one of `inputs` (check_not_an_input: exit 2,
+// before anything is read or written).
+class OutputTarget {
+ public:
+  OutputTarget(const std::string& path, std::ostream& stdout_stream,
+               const std::vector<std::pair<std::string, std::string>>& inputs, std::string option = "--out");
+  ~OutputTarget();
+  OutputTarget(const OutputTarget&) = delete;
+  OutputTarget& operator=(const OutputTarget&) = delete;
+
+  bool is_stdout() const { return path_.empty(); }
+  const std::string& path() const { return path_; }
+  // Opens the file at the first call (call it early to fail before any work, or after reading the inputs so
+  // that a bad input is the error reported): InputError "<option>: cannot write 'PATH': <reason>" (exit 2)
+  // when it cannot be created.
+  std::ostream& stream();
+  // Publishes the file, or checks that every byte reached stdout: WriteError (exit 1) when not.
+  void finish();
+
+ private:
+  std::string path_, option_;
+  std::ostream& stdout_;
+  std::unique_ptr<AtomicFile> file_;
 };
 
 // Flushes `os` and throws WriteError "cannot write <what>: <reason>" when any write to it failed (badbit or

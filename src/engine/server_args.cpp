@@ -65,8 +65,8 @@ std::optional<bool> ProcessEnv::get_bool(const std::string& name) const {
 
 void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   auto fail = [](const std::string& msg) { throw InputError(msg); };
-  if (a.context_len < 0) fail("--context-len: must be positive (got " + std::to_string(a.context_len) + ")");
-  if (a.context_len > (1 << 24)) fail("--context-len: " + std::to_string(a.context_len) + " is beyond 16M tokens");
+  if (a.context_len < 0) fail("--context-length (--context-len): must be positive (got " + std::to_string(a.context_len) + ")");
+  if (a.context_len > (1 << 24)) fail("--context-length (--context-len): " + std::to_string(a.context_len) + " is beyond 16M tokens");
   if (a.max_running_requests < 1 || a.max_running_requests > (1 << 20))
     fail("--max-running-requests: must be in [1, 1048576] (got " + std::to_string(a.max_running_requests) + ")");
   if (a.cuda_graph_max_bs < 1 || a.cuda_graph_max_bs > 8192)

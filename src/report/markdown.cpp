@@ -1,6 +1,7 @@
 #include "report/markdown.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -754,6 +755,22 @@ MemoryReport load_memory_report_json(const std::string& path) {
     r.backends.push_back(std::move(b));
   }
   return r;
+}
+
+std::vector<std::string> figure_links(const std::string& dir, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("--plots: '" + dir + "' is not a directory");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".png" && e.is_regular_file(ec)) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  const fs::path base = out.empty() || out == "-" ? fs::current_path(ec) : fs::absolute(out, ec).parent_path();
+  for (std::string& f : files) {
+    const fs::path rel = fs::absolute(f, ec).lexically_relative(base);
+    if (!rel.empty()) f = rel.generic_string();
+  }
+  return files;
 }
 
 }  // namespace attnbench

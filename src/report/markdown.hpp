@@ -17,6 +17,10 @@
 namespace attnbench {
 
 // What the report needs from outside the report layer; the app fills it (app/commands.cpp).
+// The PNG files of `dir` (--plots), sorted, as links relative to the report file `out` (its directory; the
+// working directory for stdout). Throws InputError naming --plots when `dir` is not a directory.
+std::vector<std::string> figure_links(const std::string& dir, const std::string& out);
+
 struct MarkdownExtras {
   // Full depth (layers) per model name, e.g. the presets': the KV-cache tokens a saving buys are counted over
   // the model's full KV cache. A model not listed: the rows' `layers` (what the run stepped), said so in the text.

@@ -1,6 +1,10 @@
 #include "runner/case_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -16,6 +20,35 @@ namespace attnbench {
 
 namespace {
 
+// ATTNBENCH_PHASE_TIMES=1: where a case's wall time goes (reference, then per backend: set-up, validation step,
+// eager timing, graph row), one line per case on stderr. A diagnostic: figures and rows do not change.
+class PhaseTimes {
+ public:
+  PhaseTimes() : on_(std::getenv("ATTNBENCH_PHASE_TIMES") != nullptr), last_(Clock::now()) {}
+  bool on() const { return on_; }
+  // Charges the time since the previous mark to `what`.
+  void mark(const std::string& what) {
+    if (!on_) return;
+    const auto now = Clock::now();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " %.2f s", std::chrono::duration<double>(now - last_).count());
+    text_ += (text_.empty() || text_.back() == ':' ? " " : ", ") + what + buf;
+    last_ = now;
+  }
+  void section(const std::string& name) {
+    if (on_) text_ += (text_.empty() ? "" : ";") + std::string(" ") + name + ":";
+  }
+  void print(const std::string& case_id) const {
+    if (on_) std::fprintf(stderr, "attnbench: phases of %s:%s\n", case_id.c_str(), text_.c_str());
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool on_;
+  Clock::time_point last_;
+  std::string text_;
+};
+
 struct BackendResult {
   std::vector<ResultRow> rows;
   bool validated = false;
@@ -26,8 +59,9 @@ struct BackendResult {
 
 // One backend on a fresh device: construction, the validation step, eager timing and (CUDA) the graph row.
 BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMaker& make_device, const CaseMemory& need,
-                          const std::vector<ReferenceLayer>& refs, const RunSettings& s) {
+                          const std::vector<ReferenceLayer>& refs, const RunSettings& s, PhaseTimes& phases) {
   BackendResult out;
+  phases.section(info.name);
   std::unique_ptr<Device> dev = make_device();
   const bool want_graph = s.graph && dev->supports_graphs() && c.mode != ForwardMode::extend;
   ResultRow eager = base_row(c, info.name, dev->name(), "eager", s);
@@ -57,7 +91,9 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     if (!sup.ok) throw Unsupported(sup.reason);
     append_note(eager.note, sup.reason);
 
+    phases.mark("set-up");
     const ValidationStep v = run_validation_step(c, backend, *dev, wl, refs);
+    phases.mark("validation");
     out.output_hash = v.output_hash;
     out.first_layer = v.first_layer;
     out.validated = true;
@@ -75,10 +111,14 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
             for (const Layer& layer : wl.layers()) backend.forward(wl.io(), layer, fb);
           });
       fill_timing(eager, t, c, s);
+      phases.mark("timing");
       if (dev->l2_bytes() > 0)
         append_note(eager.note, "KV per layer / L2 = " + format_double(step_work(c).kv_bytes_layer / dev->l2_bytes()));
     }
-    if (want_graph) run_graph(c, backend, *dev, wl, v.last_layer, s, graph_row);
+    if (want_graph) {
+      run_graph(c, backend, *dev, wl, v.last_layer, s, graph_row);
+      phases.mark("graph");
+    }
   } catch (const OutOfMemoryError& e) {
     fail_all("oom", e.what());
   } catch (const Unsupported& e) {
@@ -147,19 +187,25 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
       return out;
     }
   }
+  PhaseTimes phases;
   std::vector<ReferenceLayer> refs;
   const HostBatch host = plan_host_batch(c);
   for (int l : validated_layers(c.model.num_layers)) refs.push_back(reference_layer(c, host, l, s.reference_flop_budget));
+  phases.mark("reference");
 
   std::vector<BackendResult> results;
   for (const auto& name : backends) {
-    results.push_back(run_backend(c, find_backend(name), make_device, need, refs, s));
+    results.push_back(run_backend(c, find_backend(name), make_device, need, refs, s, phases));
+    phases.mark("teardown");
     if (results.back().sticky) {
       out.sticky_device_error = true;
       break;
     }
   }
   compare_backends(c, backends, results);
+  phases.section("compare");
+  phases.mark("outputs");
+  phases.print(c.id);
   for (auto& r : results)
     for (auto& row : r.rows) {
       if (load_note && row.status == "ok" && row.step_median_us) append_note(row.note, *load_note);

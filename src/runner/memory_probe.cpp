@@ -40,9 +40,10 @@ MemoryPhase memory_phase(const PhaseDelta& d) {
 
 void validate_memory_request(const MemoryRequest& req) {
   validate_server_args(req.server, req.model);
-  if (req.backends.empty()) throw InputError("--backend: no backend selected");
+  if (req.backends.empty()) throw InputError("--attention-backend (--backend): no backend selected");
   for (const auto& name : req.backends) find_backend(name).validate(req.model, req.server);
-  if (req.prefill_backend) find_backend(*req.prefill_backend, "--prefill-backend").validate(req.model, req.server);
+  if (req.prefill_backend)
+    find_backend(*req.prefill_backend, "--prefill-attention-backend (--prefill-backend)").validate(req.model, req.server);
 }
 
 MemoryRequest make_memory_request(const ModelOptions& m, const std::vector<std::string>& backends,
@@ -50,7 +51,7 @@ MemoryRequest make_memory_request(const ModelOptions& m, const std::vector<std::
   MemoryRequest req;
   req.model = resolve_model(m.model, m);
   req.server = resolve_server_args(m);
-  reject_repeated(backends, "--backend");
+  reject_repeated(backends, "--attention-backend (--backend)");
   req.backends = resolve_backends(backends);
   if (!prefill_backend.empty()) req.prefill_backend = prefill_backend;
   validate_memory_request(req);

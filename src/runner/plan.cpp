@@ -63,7 +63,7 @@ std::vector<std::string> resolve_backends(const std::vector<std::string>& names)
     find_backend(n);
     if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
   }
-  if (out.empty()) throw InputError("--backend: no backend selected");
+  if (out.empty()) throw InputError("--attention-backend (--backend): no backend selected");
   return out;
 }
 
@@ -81,7 +81,7 @@ void validate_axes(const RunPlan& p) {
   for (const auto& m : p.modes) parse_mode(m);
   for (const auto& d : p.dtypes) parse_dtype(d, "--dtype");
   reject_repeated(p.models, "--model");
-  reject_repeated(p.backends, "--backend");
+  reject_repeated(p.backends, "--attention-backend (--backend)");
   reject_repeated(p.modes, "--mode");
   reject_repeated(p.dtypes, "--dtype");
   reject_repeated(p.seeds, "--seed");
@@ -106,7 +106,7 @@ void validate_axes(const RunPlan& p) {
   if (!p.extend_batches.empty()) require_positive_list(p.extend_batches, "--extend-batch");
   if (!p.verify_batches.empty()) require_positive_list(p.verify_batches, "--verify-batch");
   if (!p.verify_kv_lens.empty()) require_positive_list(p.verify_kv_lens, "--verify-kv-len", 0);
-  if (p.draft_tokens < 1 || p.draft_tokens > 16) throw InputError("--draft-tokens: must be in [1, 16]");
+  if (p.draft_tokens < 1 || p.draft_tokens > 16) throw InputError("--speculative-num-draft-tokens (--draft-tokens): must be in [1, 16]");
   if (p.length_min < 0) throw InputError("--length-min: must be >= 0");
   if (parse_length_dist(p.length_dist) == LengthDist::zipf && !(p.zipf_s > 0 && std::isfinite(p.zipf_s)))
     throw InputError("--zipf-s: must be a finite number > 0 (got " + std::to_string(p.zipf_s) + ")");
@@ -168,7 +168,7 @@ std::string repro_options(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     if (a == "run" || a == "validate" || a == "--list-cases" || a == "--resume" || a == "-q" || a == "--quiet") continue;
     bool skip = false;
-    for (const char* opt : {"--out", "--backend", "--case-id", "--json", "--filter"}) {
+    for (const char* opt : {"--out", "--backend", "--attention-backend", "--case-id", "--json", "--filter"}) {
       if (a == opt) {
         ++i;  // and its value
         skip = true;

@@ -42,6 +42,49 @@ TEST(Cli, ConfigFileTopLevelKeysAndCommandLineOverrides) {
   EXPECT_EQ(c.memory.backends, (std::vector<std::string>{"flashinfer"}));
 }
 
+// SGLang's flag names are the primary ones; attnbench's earlier names stay as aliases; config keys may use
+// SGLang's underscores.
+TEST(Cli, SglangFlagNamesAndTheOldAliases) {
+  const ParsedCli a = parse_cli({"memory", "--context-length", "8192", "--decode-attention-backend", "trtllm_mha",
+                                 "--prefill-attention-backend", "flashinfer"});
+  EXPECT_EQ(a.memory.m.server.context_len, 8192);
+  EXPECT_EQ(a.memory.backends, std::vector<std::string>{"trtllm_mha"});
+  EXPECT_EQ(a.memory.prefill_backend, "flashinfer");
+  const ParsedCli b = parse_cli({"memory", "--context-len", "8192", "--backend", "trtllm_mha", "--prefill-backend",
+                                 "flashinfer"});
+  EXPECT_EQ(b.memory.m.server.context_len, 8192);
+  EXPECT_EQ(b.memory.backends, std::vector<std::string>{"trtllm_mha"});
+  EXPECT_EQ(b.memory.prefill_backend, "flashinfer");
+  EXPECT_EQ(parse_cli({"memory", "--attention-backend", "flashinfer,trtllm_mha"}).memory.backends,
+            (std::vector<std::string>{"flashinfer", "trtllm_mha"}));
+  for (const char* sub : {"run", "validate"}) {
+    const ParsedCli r = parse_cli({sub, "--attention-backend", "trtllm_mha", "--speculative-num-draft-tokens", "6",
+                                   "--context-length", "4096"});
+    EXPECT_EQ(r.run.plan.backends, std::vector<std::string>{"trtllm_mha"}) << sub;
+    EXPECT_EQ(r.run.plan.draft_tokens, 6) << sub;
+    EXPECT_EQ(r.run.plan.model.server.context_len, 4096) << sub;
+    EXPECT_EQ(parse_cli({sub, "--draft-tokens", "3"}).run.plan.draft_tokens, 3) << sub;
+  }
+  TempDir d;
+  test::write_file(d.file("c.toml"), "context_length = 2048\nmax_running_requests = 64\nattention_backend = \"trtllm_mha\"\n"
+                                     "[memory]\nprefill_attention_backend = \"flashinfer\"\n");
+  const ParsedCli c = parse_cli({"memory", "--config", d.file("c.toml")});
+  EXPECT_EQ(c.memory.m.server.context_len, 2048);
+  EXPECT_EQ(c.memory.m.server.max_running_requests, 64);
+  EXPECT_EQ(c.memory.backends, std::vector<std::string>{"trtllm_mha"});
+  EXPECT_EQ(c.memory.prefill_backend, "flashinfer");
+  // One option written twice, in the two spellings or as alias and name, is an error, not a silent override.
+  test::write_file(d.file("dup.toml"), "context_length = 2048\ncontext-length = 4096\n");
+  try {
+    parse_cli({"memory", "--config", d.file("dup.toml")});
+    ADD_FAILURE() << "a key in both spellings was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2: duplicate key 'context-length' (also written as 'context_length')"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Cli, HelpAndVersionExitZero) {
   const ParsedCli h = parse_cli({"memory", "--help"});
   EXPECT_TRUE(h.exit_now);

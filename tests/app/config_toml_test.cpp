@@ -212,6 +212,22 @@ TEST(TomlConfigHostile, InputsThatBreakTomlPlusPlusAssumptionsAreAnError) {
   }
 }
 
+// toml++ 3.3's is_non_ascii_horizontal_whitespace() reaches __builtin_unreachable for U+00A1..U+0499 (Latin-1,
+// Greek, Cyrillic) where it tests for whitespace after a value (found by config_toml_fuzz): a non-ASCII character
+// outside a string or comment, never valid TOML, is refused before toml++ sees it. Inside strings and comments,
+// and as a byte order mark, non-ASCII text stays valid.
+TEST(TomlConfigHostile, NonAsciiOutsideStringsIsAnErrorInsideStringsItIsText) {
+  for (const std::string text : {std::string("warmup = 1\xC3\xA9\n"), std::string("model = \"tiny\"\xD1\x97\n"),
+                                 std::string("sinks = 1\nwarmup = 0.c.d.e.f\xD4\x98\xD1\x97 =1 .h.."),
+                                 std::string("caf\xC3\xA9 = 1\n"), std::string("\xE3\x80\x80warmup = 1\n")}) {
+    const std::string e = error_of(text);
+    EXPECT_TRUE(has(e, ": a non-ASCII character outside a string or comment")) << e;
+  }
+  EXPECT_TRUE(has(error_of("warmup = 1\n\nlayers = 2\xC2\xA0\n"), "c.toml line 3: a non-ASCII"));
+  EXPECT_EQ(items_of("\xEF\xBB\xBF# caf\xC3\xA9\nmodel = \"t\xC3\xAFny\" # \xD1\x97\nfilter = '''\xCE\xBB\n'''\n"),
+            (std::vector<std::string>{"run/model=<t\xC3\xAFny>", "run/filter=<\xCE\xBB\n>"}));
+}
+
 TEST(TomlConfigHostile, DeepDottedKeysAreRefusedBeforeParsing) {
   // 300,000 parts: toml++ itself overflows the stack building (and freeing) one table per part.
   std::string key = "a";

@@ -76,8 +76,8 @@ TEST(Plan, ModelServerAndBackendOptionsAreCheckedInTheSamePass) {
   expect_message([](RunPlan& p) { p.model.tp_size = -2; }, "--tp-size: must be positive (got -2)");
   expect_message([](RunPlan& p) { p.model.flashinfer_workspace_size = -1; },
                  "--flashinfer-workspace-size: must be positive (got -1)");
-  expect_message([](RunPlan& p) { p.backends = {}; }, "--backend: no backend selected");
-  expect_message([](RunPlan& p) { p.draft_tokens = 17; }, "--draft-tokens: must be in [1, 16]");
+  expect_message([](RunPlan& p) { p.backends = {}; }, "--attention-backend (--backend): no backend selected");
+  expect_message([](RunPlan& p) { p.draft_tokens = 17; }, "--speculative-num-draft-tokens (--draft-tokens): must be in [1, 16]");
   expect_message([](RunPlan& p) { p.batches = {}; }, "--batch: needs at least one value");
   expect_message([](RunPlan& p) { p.kv_lens = {-1}; }, "--kv-len: -1 is below the minimum 0");
   expect_named([](RunPlan& p) { p.backends = {"fastattn"}; }, "--backend");
@@ -147,7 +147,7 @@ TEST(Plan, RunSettingsFollowThePlan) {
 TEST(Plan, ReproOptionsDropTheRowPlacingOptionsAndQuoteForTheShell) {
   EXPECT_EQ(repro_options({"validate", "--model", "tiny", "--out", "a.csv", "--json=b.json", "--backend", "flashinfer",
                            "--case-id", "x", "--filter", "y", "--resume", "-q", "--quiet", "--list-cases", "--batch",
-                           "1,2", "--trace", "my trace.csv"}),
+                           "1,2", "--attention-backend", "trtllm_mha", "--trace", "my trace.csv"}),
             "--model tiny --batch 1,2 --trace 'my trace.csv'");
 }
 
@@ -157,7 +157,7 @@ TEST(Plan, ARepeatedListValueIsAnErrorNamingTheOptionAndTheValue) {
   expect_named([](RunPlan& p) { p.modes = {"decode", "decode"}; }, "--mode: the value 'decode'");
   expect_named([](RunPlan& p) { p.seeds = {7, 7}; }, "--seed: the value '7'");
   expect_named([](RunPlan& p) { p.models = {"tiny", "tiny"}; }, "--model: the value 'tiny'");
-  expect_named([](RunPlan& p) { p.backends = {"flashinfer", "flashinfer"}; }, "--backend: the value 'flashinfer'");
+  expect_named([](RunPlan& p) { p.backends = {"flashinfer", "flashinfer"}; }, "--attention-backend (--backend): the value 'flashinfer'");
   expect_named([](RunPlan& p) { p.dtypes = {"bf16", "bf16"}; }, "--dtype");
   expect_named([](RunPlan& p) { p.kv_lens = {8, 8}; }, "--kv-len");
   expect_named([](RunPlan& p) { p.page_sizes = {64, 64}; }, "--page-size");

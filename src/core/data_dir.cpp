@@ -1,4 +1,4 @@
-#include "app/data_dir.hpp"
+#include "core/data_dir.hpp"
 
 #include <cstdlib>
 #include <filesystem>

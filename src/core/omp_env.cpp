@@ -1,4 +1,4 @@
-#include "app/omp_env.hpp"
+#include "core/omp_env.hpp"
 
 #include <unistd.h>
 
