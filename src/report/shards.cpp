@@ -351,7 +351,7 @@ int run_merge_command(const MergeOptions& o, std::ostream& out) {
   if (csv != "-") check_not_an_input(csv, "--out", inputs);
   if (!json.empty() && json != "-") {
     check_not_an_input(json, "--json", inputs);
-    if (csv != "-" && (json == csv || file_id(json) && file_id(json) == file_id(csv)))
+    if (csv != "-" && (json == csv || (file_id(json) && file_id(json) == file_id(csv))))
       throw InputError("--json: '" + printable(json) + "' is the --out file");
   }
   std::vector<std::pair<std::string, ResultSet>> sets;

@@ -4,7 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -111,7 +114,11 @@ TEST_F(ShardRun, MergedEqualsTheOneProcessRun) {
     EXPECT_EQ(non_timing(merged[i]), non_timing(whole[i])) << i;
   const ResultSet mj = load_result_set(d.file("merged.json"));
   EXPECT_EQ(mj.rows.size(), whole.size());
-  EXPECT_EQ(mj.samples.size(), whole.size());  // the raw samples came along
+  // The raw samples came along: as many timed rows as in the one-process run, each with its samples.
+  const ResultSet wj = load_result_set(dir_->file("whole.json"));
+  EXPECT_GT(wj.samples.size(), 0u);
+  EXPECT_EQ(mj.samples.size(), wj.samples.size());
+  for (const auto& [k, v] : mj.samples) EXPECT_TRUE(wj.samples.count(k)) << k;
   std::map<std::string, std::string> env(mj.environment.begin(), mj.environment.end());
   EXPECT_EQ(env["merged_shards"], "2");
   EXPECT_FALSE(env.count("shard"));
@@ -122,10 +129,14 @@ TEST_F(ShardRun, MergedEqualsTheOneProcessRun) {
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_THAT(rep.out, HasSubstr("trtllm_mha"));
   const RunResult cmp = attnbench("compare " + dir_->file("whole.json") + " " + d.file("merged.json") +
-                                      " --max-slowdown 1000 --format csv",
+                                      " --max-slowdown 1000 --format json",
                                   d);
   EXPECT_EQ(cmp.exit_code, 0) << cmp.err << cmp.out;
-  EXPECT_EQ(std::count(cmp.out.begin(), cmp.out.end(), '\n'), static_cast<long>(whole.size()) + 1) << cmp.out;
+  const nlohmann::json cj = nlohmann::json::parse(cmp.out);
+  EXPECT_EQ(cj["summary"]["pairs"], whole.size());  // every row paired: the same keys on both sides
+  EXPECT_EQ(cj["summary"]["missing_in_new"], 0);
+  EXPECT_EQ(cj["summary"]["only_in_new"], 0);
+  EXPECT_EQ(cj["summary"]["correctness_regressions"], 0);
 
   // --out - / --json -: stdout.
   const RunResult so = attnbench("merge " + dir_->file("s.rank0-of-2.json") + " " + dir_->file("s.rank1-of-2.json") + " --out -", d);

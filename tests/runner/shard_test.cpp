@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
@@ -122,7 +123,7 @@ TEST(Shard, LauncherGarbageNamesTheVariable) {
     std::string names;
   };
   std::vector<Bad> bad;
-  for (const std::string& garbage : {"x", "-1", "01", "1 ", " 1", "", "1.0", "0x1", "99999999", "１"})
+  for (const std::string garbage : {"x", "-1", "01", "1 ", " 1", "", "1.0", "0x1", "99999999", "１"})
     for (const std::string var : {"RANK", "WORLD_SIZE", "LOCAL_RANK"}) bad.push_back({with(torch, var, garbage), var});
   bad.push_back({with(torch, "LOCAL_RANK", std::nullopt), "LOCAL_RANK"});
   bad.push_back({with(torch, "WORLD_SIZE", std::nullopt), "WORLD_SIZE"});
@@ -253,7 +254,7 @@ TEST(Shard, CaseCostFollowsTheWork) {
 }
 
 // Every case of configs/pr-evidence.toml in exactly one shard for N = 1..8, and the largest share within
-// the bound: at most 1.25 x the ideal max(total / N, costliest case) (no split can beat the ideal) and at most
+// the bound: at most 1.05 x the ideal max(total / N, costliest case) (no split can beat the ideal) and at most
 // total / N + the costliest case (any greedy list schedule).
 TEST(Shard, PrEvidenceSplitsExactlyAndEvenly) {
   const RunPlan p = plan_of({"run", "--config", ATTNBENCH_SOURCE_DIR "/configs/pr-evidence.toml"});
@@ -283,9 +284,13 @@ TEST(Shard, PrEvidenceSplitsExactlyAndEvenly) {
     EXPECT_EQ(counted, cases.size()) << "N=" << n;
     for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1) << cases[i].id << " N=" << n;
     const double ideal = std::max(total / n, biggest);
-    EXPECT_LE(worst, 1.25 * ideal) << "N=" << n << " worst " << worst << " ideal " << ideal;
+    std::printf("pr-evidence over %d shard(s): largest share %.1f s of modelled cost, ideal %.1f s (%.3fx)\n", n, worst,
+                ideal, worst / ideal);
+    EXPECT_LE(worst, 1.05 * ideal) << "N=" << n << " worst " << worst << " ideal " << ideal;
     EXPECT_LE(worst, total / n + biggest) << "N=" << n;
-    if (n == 1) EXPECT_DOUBLE_EQ(worst, total);
+    if (n == 1) {
+      EXPECT_DOUBLE_EQ(worst, total);
+    }
   }
 }
 
