@@ -9,15 +9,20 @@
 #   BIN: the attnbench binary. SINGLE=1 also runs the one-GPU sweep (cuda:0) afterwards and compares with it
 #   (about 320 s on an H200); otherwise the one-GPU reference is the committed
 #   results/h200/sglang-0.5.23/pr-evidence-0.5.23.csv (its log gives its wall time). NPROC=2 ranks by default.
+#   For a dry run elsewhere: CONFIG (default configs/pr-evidence.toml), DEVICE (default cuda), REF_CSV / REF_LOG
+#   (the one-GPU reference), e.g. CONFIG=configs/smoke.toml DEVICE=cpu SINGLE=1 scripts/h200_shards.sh BIN /tmp/x
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin="$(realpath "${1:?usage: scripts/h200_shards.sh BIN [OUTDIR]}")"
 out="${2:-${OUT:-results/local/shards}}"
 ranks="${NPROC:-2}"
 mkdir -p "$out"
-ref_csv=results/h200/sglang-0.5.23/pr-evidence-0.5.23.csv
-ref_log=results/h200/sglang-0.5.23/pr-evidence-0.5.23.log
-args=(run --config configs/pr-evidence.toml --device cuda --out "$out/pr-evidence.csv")
+config="${CONFIG:-configs/pr-evidence.toml}"
+device="${DEVICE:-cuda}"
+name="$(basename "$config" .toml)"
+ref_csv="${REF_CSV:-results/h200/sglang-0.5.23/pr-evidence-0.5.23.csv}"
+ref_log="${REF_LOG:-results/h200/sglang-0.5.23/pr-evidence-0.5.23.log}"
+args=(run --config "$config" --device "$device" --out "$out/$name.csv")
 # torchrun sets OMP_NUM_THREADS=1 for every rank unless it is set: the float64 reference (OpenMP) would then run on
 # one core. Give each rank its share of the host's cores instead.
 cores=$(nproc)
@@ -52,8 +57,8 @@ wall=$(python3 -c "print(f'{$end - $start:.1f}')")
 echo "launcher: $launcher; exit code $rc; wall ${wall} s" | tee -a "$out/run.log"
 
 shards=()
-for ((r = 0; r < ranks; r++)); do shards+=("$out/pr-evidence.rank$r-of-$ranks.json"); done
-"$bin" merge "${shards[@]}" --out "$out/pr-evidence.csv" > "$out/merge.log" 2>&1
+for ((r = 0; r < ranks; r++)); do shards+=("$out/$name.rank$r-of-$ranks.json"); done
+"$bin" merge "${shards[@]}" --out "$out/$name.csv" > "$out/merge.log" 2>&1
 echo "merge exit code $?" >> "$out/merge.log"
 cat "$out/merge.log"
 
@@ -61,18 +66,20 @@ single_wall=""
 single_csv="$ref_csv"
 if [[ "${SINGLE:-0}" == 1 ]]; then
   s0=$(date +%s.%N)
-  "$bin" run --config configs/pr-evidence.toml --device cuda:0 --out "$out/single/pr-evidence.csv" \
+  single_device="$device"
+  [[ "$device" == cuda ]] && single_device=cuda:0
+  "$bin" run --config "$config" --device "$single_device" --out "$out/single/$name.csv" \
     > "$out/single.txt" 2> "$out/single.log"
   echo "single exit code $?" >> "$out/single.log"
   s1=$(date +%s.%N)
   single_wall=$(python3 -c "print(f'{$s1 - $s0:.1f}')")
-  single_csv="$out/single/pr-evidence.csv"
+  single_csv="$out/single/$name.csv"
 fi
 
-python3 - "$out" "$single_csv" "$ref_log" "$wall" "$single_wall" "$launcher" "$ranks" <<'EOF'
+python3 - "$out" "$single_csv" "$ref_log" "$wall" "$single_wall" "$launcher" "$ranks" "$name" <<'EOF'
 import csv, re, sys
-out, single_csv, ref_log, wall, single_wall, launcher, nproc = sys.argv[1:]
-merged = list(csv.DictReader(open(f"{out}/pr-evidence.csv")))
+out, single_csv, ref_log, wall, single_wall, launcher, nproc, name = sys.argv[1:]
+merged = list(csv.DictReader(open(f"{out}/{name}.csv")))
 single = list(csv.DictReader(open(single_csv)))
 key = lambda r: (r["case_id"], r["backend"], r["timing"])
 problems = []
@@ -110,7 +117,7 @@ status = {}
 for r in merged:
     status[r["status"]] = status.get(r["status"], 0) + 1
 with open(f"{out}/summary.md", "w") as f:
-    f.write(f"# configs/pr-evidence.toml over {nproc} GPUs\n\n")
+    f.write(f"# configs/{name}.toml over {nproc} ranks\n\n")
     f.write(f"- launcher: `{launcher}`\n")
     f.write(f"- wall, {nproc} ranks (launch to last rank's exit): **{wall} s**\n")
     for r in sorted(per_rank):
