@@ -4,7 +4,7 @@
 # `attnbench merge`, then checks: every row ok (or skipped for the same reason as on one GPU), every checked row
 # validated, trtllm_mha bit-identical to trtllm_mha_legacy, and the merged case set equal to a one-GPU run's.
 # Writes under OUTDIR (default $OUT, else results/local/shards): the shards, pr-evidence.{csv,json} (merged),
-# run.log, merge.log, summary.md (wall times and the checks).
+# run.log, merge.log, report.md (`attnbench report` of the merged JSON), summary.md (wall times and the checks).
 # Usage: scripts/h200_shards.sh BIN [OUTDIR]
 #   BIN: the attnbench binary. SINGLE=1 also runs the one-GPU sweep (cuda:0) afterwards and compares with it
 #   (about 320 s on an H200); otherwise the one-GPU reference is the committed
@@ -60,6 +60,9 @@ shards=()
 for ((r = 0; r < ranks; r++)); do shards+=("$out/$name.rank$r-of-$ranks.json"); done
 "$bin" merge "${shards[@]}" --out "$out/$name.csv" > "$out/merge.log" 2>&1
 echo "merge exit code $?" >> "$out/merge.log"
+# The merged file is a results file like any other: the Markdown report of the whole sweep.
+"$bin" report "$out/$name.json" --out "$out/report.md" >> "$out/merge.log" 2>&1
+echo "report exit code $?" >> "$out/merge.log"
 cat "$out/merge.log"
 
 single_wall=""
