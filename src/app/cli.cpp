@@ -15,7 +15,7 @@ namespace attnbench {
 
 namespace {
 
-const std::vector<std::string> kSubcommands = {"run", "validate", "memory", "compare", "report", "list", "env"};
+const std::vector<std::string> kSubcommands = {"run", "validate", "memory", "compare", "report", "merge", "list", "env"};
 
 bool is_subcommand(const std::string& name) {
   return std::find(kSubcommands.begin(), kSubcommands.end(), name) != kSubcommands.end();
@@ -134,7 +134,7 @@ void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bo
   sub->add_option("--kv-layout", s.kv_layout,
                   "auto (the profile's KV pool: K and V halves of one buffer in 0.5.23) or separate (fmha_v2 then copies pages)")
       ->capture_default_str();
-  sub->add_option("--device", m.device, "auto, cpu or cuda")->capture_default_str();
+  sub->add_option("--device", m.device, "auto, cpu, cuda or cuda:N (cuda: GPU 0, or the launcher's local rank)")->capture_default_str();
 }
 
 std::string config_error_text(const std::string& what, const std::string& file) {
@@ -247,6 +247,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     sub->add_option("--filter", p.filter, "Run only the cases whose id matches this regular expression");
     sub->add_flag("--resume", r.resume, "Keep the rows already in --out, run only the cases missing there");
     sub->add_flag("-q,--quiet", r.quiet, "No progress on stderr");
+    sub->add_option("--shard", r.shard, "K/N: run shard K (from 0) of N, balanced by estimated cost; default: the "
+                                         "launcher's rank (torchrun, Slurm, Open MPI); files get .rankK-of-N");
   }
 
   for (CLI::App* sub : {run, validate})
@@ -291,15 +293,23 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     report->add_option("--plots", r.plots, "Directory of scripts/plot.py's PNGs to link in the report");
   }
 
+  CLI::App* merge = app.add_subcommand("merge", "Join the shards of a sweep (run --shard / a launcher) into one CSV + JSON");
+  {
+    MergeOptions& g = out.merge;
+    merge->add_option("shards", g.shards, "Each rank's JSON report (OUT.rankK-of-N.json; a .csv stands for its .json)")
+        ->required();
+    merge->add_option("--out", g.out, "Merged results CSV ('-': stdout)")->required();
+    merge->add_option("--json", g.json, "Merged JSON report (default: beside --out; '-': stdout)");
+  }
   CLI::App* list = app.add_subcommand("list", "List backends, model presets and configs");
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
   env->add_option("--format", out.env.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 
-  for (CLI::App* sub : {memory, run, validate, compare, report}) decimal_integers_only(sub);
+  for (CLI::App* sub : {memory, run, validate, compare, report, merge}) decimal_integers_only(sub);
   for (CLI::App* sub : {memory, run, validate}) integers_in_range(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
     throw InputError("unknown subcommand '" + printable(args[0]) +
-                     "' (expected run, validate, memory, compare, report, list, env); try --help");
+                     "' (expected run, validate, memory, compare, report, merge, list, env); try --help");
   for (const auto& a : args) {  // the subcommand whose options top-level config keys set
     if (is_subcommand(a)) {
       config_formatter->subcommand = a;
@@ -344,7 +354,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)
-      what = "a subcommand is required (run, validate, memory, compare, report, list, env); try --help";
+      what = "a subcommand is required (run, validate, memory, compare, report, merge, list, env); try --help";
     throw InputError(printable(what));
   }
   out.args = args;
@@ -353,6 +363,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   if (validate->parsed()) out.command = Command::validate;
   if (compare->parsed()) out.command = Command::compare;
   if (report->parsed()) out.command = Command::report;
+  if (merge->parsed()) out.command = Command::merge;
   if (list->parsed()) out.command = Command::list;
   if (env->parsed()) out.command = Command::env;
   return out;

@@ -28,6 +28,7 @@
 #include "runner/case_list.hpp"
 #include "runner/memory_probe.hpp"
 #include "runner/selection.hpp"
+#include "runner/shard.hpp"
 #include "runner/sweep.hpp"
 #include "runner/sweep_files.hpp"
 #include "runner/sweep_options.hpp"
@@ -107,7 +108,11 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   std::ostream& os = output.stream();
   std::cerr << "attnbench: memory on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";
-  const MemoryReport report = measure_memory(req, [resolved] { return make_device(resolved); });
+  const int ordinal = resolved == DeviceChoice::cuda && parse_device_ordinal(o.m.device) >= 0
+                          ? parse_device_ordinal(o.m.device)
+                          : 0;
+  if (resolved == DeviceChoice::cuda) check_cuda_ordinal(ordinal, gpu_availability().count, "--device " + o.m.device);
+  const MemoryReport report = measure_memory(req, [resolved, ordinal] { return make_device(resolved, ordinal); });
   if (o.format == "csv")
     write_memory_csv(os, report);
   else if (o.format == "json")
@@ -123,10 +128,17 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
 
 int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args, bool validate_only, std::ostream& out) {
   const RunPlan& plan = o.plan;
-  const std::vector<Case> cases = select_cases(expand_cases(plan), plan);  // expand_cases validates the plan
+  std::vector<Case> selected = select_cases(expand_cases(plan), plan);  // expand_cases validates the plan
   if (o.list_format != "text" && !o.list_cases) throw InputError("--format: only with --list-cases");
+  const std::vector<std::string> backends = resolve_backends(plan.backends);
+  // This rank's share (--shard, or the launcher's environment: runner/shard.hpp) and its files.
+  const EnvLookup env_vars = process_environment();
+  const RankPlan rank = plan_rank(resolve_shard(o.shard, env_vars), std::move(selected), plan, validate_only,
+                                  static_cast<int>(backends.size()), o.out, o.json, o.list_cases);
+  const std::vector<Case>& cases = rank.cases;
   RunSettings s = run_settings(plan, validate_only, args);
   if (o.list_cases) {
+    if (!rank.label.empty()) std::cerr << "attnbench: " << rank.label << " (" << rank.spec.source << "): " << cases.size() << " case(s)\n";
     if (o.list_format == "csv")
       write_case_list_csv(out, cases, s, s.timing ? plan.timing : std::vector<std::string>{});
     else
@@ -134,10 +146,12 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     return 0;
   }
   // Every check before anything is written: a bad path fails with exit 2 and leaves no file behind.
-  const std::vector<std::string> backends = resolve_backends(plan.backends);
   const DeviceChoice choice = parse_device_choice(plan.model.device);
   const DeviceChoice resolved = resolve_usable_device(choice);
-  const SweepFiles files = sweep_files(o.out, o.json, o.config_file, plan.trace, o.resume);
+  const int ordinal = resolved == DeviceChoice::cuda
+                          ? rank_cuda_ordinal(plan.model.device, rank.spec, gpu_availability().count, env_vars)
+                          : 0;
+  const SweepFiles files = sweep_files(rank.out, rank.json, o.config_file, plan.trace, o.resume);
   const SweepOptions shaping = sweep_options(plan, backends, validate_only);
   prepare_sweep_files(files, /*rewrite=*/false, {});  // the directories, for the locks
   const SweepLock lock(files);  // one writer per results file, for the run's lifetime
@@ -153,7 +167,8 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   // Markdown report go to stderr with the progress.
   const bool csv_stdout = files.csv == "-", json_stdout = files.json == "-";
   std::ostream& human = csv_stdout || json_stdout ? std::cerr : out;
-  std::cerr << "attnbench: " << (validate_only ? "validate" : "run") << " on " << device_choice_name(resolved)
+  std::cerr << "attnbench: " << (rank.label.empty() ? "" : rank.label + ": ") << (validate_only ? "validate" : "run")
+            << " on " << device_choice_name(resolved) << (resolved == DeviceChoice::cuda ? ":" + std::to_string(ordinal) : "")
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
             << todo.cases.size() << " case(s) x " << backends.size() << " backend(s) -> "
             << (csv_stdout ? std::string("stdout") : printable(files.csv)) << "\n";
@@ -173,7 +188,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   Environment env;
   std::vector<ResultRow> rows = todo.kept;
   {
-    auto d = make_device(resolved);
+    auto d = make_device(resolved, ordinal);
     env = environment_fingerprint(*d);
     // The modelled SGLang release (every row names it too; a sweep has one).
     const SglangProfile profile = find_sglang_profile(plan.model.server.sglang_version);
@@ -181,6 +196,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     env.push_back({"flashinfer_version_modelled", profile.flashinfer_version});
     env.push_back({"arch", arch_name(plan.model.server.arch > 0 ? plan.model.server.arch : d->sm_version())});
     for (auto& kv : options_environment(shaping)) env.push_back(std::move(kv));
+    for (const auto& kv : rank.environment) env.push_back(kv);  // a shard: what `attnbench merge` checks
     // The report is on disk, with the options' fingerprint, before any new row: a run that is killed can be
     // resumed (--resume refuses results without it).
     if (!json_stdout && !files.json.empty()) write_sweep_json(files.json, env, command, rows);
@@ -194,7 +210,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   SweepSummary sum;
   {
     const StopOnSignal stop_on_signal;
-    const Progress progress{o.quiet ? nullptr : &std::cerr, !o.quiet && isatty(fileno(stderr)) != 0};
+    const Progress progress{o.quiet ? nullptr : &std::cerr, !o.quiet && isatty(fileno(stderr)) != 0, rank.label};
     const auto sink = [&](const ResultRow& r) {
       if (writer) {
         writer->write(r);  // WriteError (exit 1) when the row did not reach the file
@@ -203,7 +219,8 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
       }
       rows.push_back(r);
     };
-    sum = run_sweep(todo.cases, backends, [resolved] { return make_device(resolved); }, s, sink, progress, &g_stop);
+    sum = run_sweep(todo.cases, backends, [resolved, ordinal] { return make_device(resolved, ordinal); }, s, sink,
+                    progress, &g_stop);
   }
   if (json_stdout) {
     write_results_json(out, env, command, rows);

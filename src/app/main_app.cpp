@@ -8,6 +8,7 @@
 #include "runner/inventory.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "report/shards.hpp"
 
 namespace attnbench {
 
@@ -39,8 +40,10 @@ int dispatch(const ParsedCli& cli) {
       return run_compare_command(cli.compare, std::cout);
     case Command::report:
       return run_report_command(cli.report, std::cout);
+    case Command::merge:
+      return run_merge_command(cli.merge, std::cout);
     case Command::none:
-      throw InputError("a subcommand is required (run, validate, memory, compare, report, list, env); try --help");
+      throw InputError("a subcommand is required (run, validate, memory, compare, report, merge, list, env); try --help");
   }
   check_stream_written(std::cout, "stdout");
   return code;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/shards.hpp"
 #include "runner/plan.hpp"
 
 namespace attnbench {
@@ -31,6 +32,7 @@ struct RunOptions {
   std::string report;           // "md": also print the Markdown report at the end
   bool resume = false;          // skip cases already complete in --out, append the rest
   bool quiet = false;           // no progress on stderr
+  std::string shard;            // --shard K/N (runner/shard.hpp); empty: the launcher's environment, if any
   std::string config_file;      // --config (set by the parser; results must never overwrite it)
 };
 
@@ -64,7 +66,7 @@ struct EnvOptions {
   std::string format = "text";  // text | json
 };
 
-enum class Command { none, memory, list, env, run, validate, compare, report };
+enum class Command { none, memory, list, env, run, validate, compare, report, merge };
 
 struct ParsedCli {
   Command command = Command::none;
@@ -73,6 +75,7 @@ struct ParsedCli {
   CompareCliOptions compare;
   ReportOptions report;
   EnvOptions env;
+  MergeOptions merge;  // report/shards.hpp
   std::vector<std::string> args;  // the arguments as given (for repro commands)
   bool exit_now = false;  // --help / --version: print `output`, exit with exit_code
   int exit_code = 0;

@@ -472,6 +472,7 @@ CudaProbe cuda_probe() {
       return r;
     }
     r.usable = true;
+    r.count = n;
     r.detail = std::string(props.name) + " (device 0 of " + std::to_string(n) + ")";
     return r;
   }();

@@ -15,6 +15,7 @@ namespace attnbench {
 struct CudaProbe {
   bool usable = false;
   std::string detail;
+  int count = 0;  // cudaGetDeviceCount: the GPUs visible to this process
 };
 CudaProbe cuda_probe();
 

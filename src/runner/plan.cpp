@@ -168,7 +168,7 @@ std::string repro_options(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     if (a == "run" || a == "validate" || a == "--list-cases" || a == "--resume" || a == "-q" || a == "--quiet") continue;
     bool skip = false;
-    for (const char* opt : {"--out", "--backend", "--attention-backend", "--case-id", "--json", "--filter"}) {
+    for (const char* opt : {"--out", "--backend", "--attention-backend", "--case-id", "--json", "--filter", "--shard"}) {
       if (a == opt) {
         ++i;  // and its value
         skip = true;

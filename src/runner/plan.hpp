@@ -105,7 +105,7 @@ struct RunSettings {
 RunSettings run_settings(const RunPlan& plan, bool validate_only, const std::vector<std::string>& args);
 
 // The sweep's own options for repro commands: `args` minus the subcommand and the options that select or
-// place rows (--out, --json, --backend, --case-id, --filter, --resume, --list-cases, --quiet); values that
+// place rows (--out, --json, --backend, --case-id, --filter, --shard, --resume, --list-cases, --quiet); values that
 // a shell would split or expand are single-quoted.
 std::string repro_options(const std::vector<std::string>& args);
 

@@ -19,7 +19,7 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
     const double eta = done == 0 ? 0.0 : elapsed / static_cast<double>(done) * static_cast<double>(cases.size() - done);
     char b[96];
     std::snprintf(b, sizeof b, "[%zu/%zu %.0fs, ~%.0fs left] ", i + 1, cases.size(), elapsed, eta);
-    return std::string(b);
+    return (progress.label.empty() ? std::string() : "[" + progress.label + "] ") + std::string(b);
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (stop && stop->load()) {

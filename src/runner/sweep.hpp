@@ -24,6 +24,7 @@ struct SweepSummary {
 struct Progress {
   std::ostream* out = nullptr;
   bool terminal = false;
+  std::string label;  // e.g. "rank 1/4" in a sharded sweep: starts every line; "" for none
 };
 
 // Runs `cases` in order. `stop` (e.g. raised by SIGINT) is checked before every case: rows already handed to

@@ -71,7 +71,8 @@ SweepOptions sweep_options(const RunPlan& p, const std::vector<std::string>& bac
       {"--arch", std::to_string(s.arch)},
       {"--kv-layout", s.kv_layout},
       {"--trtllm-decode-seq-len-splits", std::to_string(s.trtllm_decode_seq_len_splits)},
-      {"--device", p.model.device},
+      // The kind of device, not which one: the ranks of a sharded sweep (--device cuda:N each) are one sweep.
+      {"--device", p.model.device.rfind("cuda:", 0) == 0 ? std::string("cuda") : p.model.device},
       {"--page-size", joined(p.page_sizes)},
       {"--backend", joined(backends)},
       {"--mode", joined(p.modes)},

@@ -55,6 +55,32 @@ TEST(CudaDevice, ProbeAndEnvironment) {
   EXPECT_EQ(live_bytes_of(dev->ledger(), "device.clock_probe"), 0);
 }
 
+// --device cuda:N: the GPU of that ordinal (a second GPU where there is one), and one beyond the visible GPUs is
+// bad input naming the option.
+TEST(CudaDevice, OrdinalPicksTheGpu) {
+  ATTNBENCH_REQUIRE_GPU();
+  const int n = gpu_availability().count;
+  ASSERT_GE(n, 1);
+  const auto env_of = [](Device& d) {
+    std::map<std::string, std::string> env;
+    for (auto& [k, v] : d.environment()) env[k] = v;
+    return env;
+  };
+  auto last = make_device(DeviceChoice::cuda, n - 1);
+  std::map<std::string, std::string> e = env_of(*last);
+  EXPECT_EQ(e["device_ordinal"], std::to_string(n - 1));
+  if (n >= 2) {
+    auto first = make_device(DeviceChoice::cuda, 0);
+    EXPECT_NE(env_of(*first)["gpu_uuid"], e["gpu_uuid"]);  // two devices, two GPUs
+  }
+  try {
+    make_device(DeviceChoice::cuda, n);
+    ADD_FAILURE() << "cuda:" << n << " of " << n << " GPUs was accepted";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("--device cuda:" + std::to_string(n)), std::string::npos) << err.what();
+  }
+}
+
 TEST(CudaDevice, CopiesRoundTripThroughEveryKind) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
