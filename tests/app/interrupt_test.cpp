@@ -1,8 +1,14 @@
 // A sweep stopped mid-run leaves a valid CSV of complete rows, and --resume completes it without duplicates:
 // gracefully (SIGINT: the case in flight finishes, exit 130) and abruptly (SIGKILL).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -29,14 +35,46 @@ void expect_complete_without_duplicates(const std::string& csv) {
 
 std::size_t valid_rows(const std::string& csv) { return read_results_csv(csv).size(); }
 
+// Lines in `path` (0 when it does not exist yet).
+std::size_t lines_in(const std::string& path) {
+  const std::string text = std::filesystem::exists(path) ? test::read_file(path) : std::string();
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Starts `command` (a shell command line) and, once `csv` holds the header and at least one complete case (three
+// rows), sends `sig` to the process; returns its wait status. The signal follows progress, not the clock, so a
+// loaded machine cannot make the sweep finish early or not start at all. Fails the test after two minutes.
+int signal_after_first_case(const std::string& command, const std::string& csv, int sig) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  int status = 0;
+  while (lines_in(csv) < 1 + 3) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      ADD_FAILURE() << "the sweep ended before its first case was written";
+      return status;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "no complete case within two minutes";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, sig);
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
 TEST(Interrupt, SigintKeepsCompleteRowsAndResumeFinishesTheSweep) {
   test::TempDir d;
   const std::string csv = d.file("r.csv");
   const auto first = test::run_attnbench("--version", d);  // warm the binary's pages
   ASSERT_EQ(first.exit_code, 0);
-  const int status = std::system(("timeout --preserve-status -s INT 3 " ATTNBENCH_BINARY " " + kSweep + " --out " + csv + " >/dev/null 2>" +
-                                  d.file("err.txt"))
-                                     .c_str());
+  const int status = signal_after_first_case(
+      ATTNBENCH_BINARY " " + kSweep + " --out " + csv + " >/dev/null 2>" + d.file("err.txt"), csv, SIGINT);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130) << test::read_file(d.file("err.txt"));
   EXPECT_NE(test::read_file(d.file("err.txt")).find("--resume"), std::string::npos);
@@ -53,7 +91,8 @@ TEST(Interrupt, SigintKeepsCompleteRowsAndResumeFinishesTheSweep) {
 TEST(Interrupt, SigkillLeavesAValidCsvAndResumeDropsAPartialCase) {
   test::TempDir d;
   const std::string csv = d.file("k.csv");
-  std::system(("timeout -s KILL 3 " ATTNBENCH_BINARY " " + kSweep + " --out " + csv + " >/dev/null 2>&1").c_str());
+  const int status = signal_after_first_case(ATTNBENCH_BINARY " " + kSweep + " --out " + csv + " >/dev/null 2>&1", csv, SIGKILL);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   ASSERT_TRUE(std::filesystem::exists(csv));
   const std::size_t n = valid_rows(csv);
   EXPECT_LT(n, 36u);
