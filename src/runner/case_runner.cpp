@@ -1,6 +1,8 @@
 #include "runner/case_runner.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -16,6 +18,10 @@ namespace attnbench {
 
 namespace {
 
+// The references of a case's validated layers for one fp8 read view, computed on first use.
+using ReferenceProvider = std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&)>;
+
+
 struct BackendResult {
   std::vector<ResultRow> rows;
   bool validated = false;
@@ -26,7 +32,7 @@ struct BackendResult {
 
 // One backend on a fresh device: construction, the validation step, eager timing and (CUDA) the graph row.
 BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMaker& make_device, const CaseMemory& need,
-                          const std::vector<ReferenceLayer>& refs, const RunSettings& s) {
+                          const ReferenceProvider& refs_for, const RunSettings& s) {
   BackendResult out;
   std::unique_ptr<Device> dev = make_device();
   const bool want_graph = s.graph && dev->supports_graphs() && c.mode != ForwardMode::extend;
@@ -57,6 +63,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     if (!sup.ok) throw Unsupported(sup.reason);
     append_note(eager.note, sup.reason);
 
+    const std::vector<ReferenceLayer>& refs = refs_for(backend.fp8_read_view(c.mode));
     const ValidationStep v = run_validation_step(c, backend, *dev, wl, refs);
     out.output_hash = v.output_hash;
     out.first_layer = v.first_layer;
@@ -147,13 +154,22 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
       return out;
     }
   }
-  std::vector<ReferenceLayer> refs;
+  // One reference per fp8 read view (without an fp8 cache every view reads the same values: one reference).
   const HostBatch host = plan_host_batch(c);
-  for (int l : validated_layers(c.model.num_layers)) refs.push_back(reference_layer(c, host, l, s.reference_flop_budget));
+  std::map<Fp8ReadView, std::vector<ReferenceLayer>> refs_by_view;
+  const ReferenceProvider refs_for = [&](const Fp8ReadView& asked) -> const std::vector<ReferenceLayer>& {
+    const Fp8ReadView view = is_fp8(c.model.kv_dtype()) ? asked : Fp8ReadView{};
+    auto it = refs_by_view.find(view);
+    if (it != refs_by_view.end()) return it->second;
+    std::vector<ReferenceLayer> refs;
+    for (int l : validated_layers(c.model.num_layers))
+      refs.push_back(reference_layer(c, host, l, s.reference_flop_budget, view));
+    return refs_by_view.emplace(view, std::move(refs)).first->second;
+  };
 
   std::vector<BackendResult> results;
   for (const auto& name : backends) {
-    results.push_back(run_backend(c, find_backend(name), make_device, need, refs, s));
+    results.push_back(run_backend(c, find_backend(name), make_device, need, refs_for, s));
     if (results.back().sticky) {
       out.sticky_device_error = true;
       break;
