@@ -11,7 +11,13 @@
 
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
+#include "device/cpu_device.hpp"
+#include "engine/memory_pool.hpp"
+#include "runner/case.hpp"
+#include "runner/case_work.hpp"
+#include "runner/plan.hpp"
 #include "kernels/cpu/kernels_cpu.hpp"
+#include "engine/random_fill.hpp"
 #include "kernels/random.hpp"
 #include "reference/attention_reference.hpp"
 #include "runner/validation.hpp"
@@ -210,8 +216,9 @@ TEST(Fp8, AWrongScaleFailsValidation) {
     const ErrorStats wrong_k = fp8_attention(kv, KvAddressing::block_table, false, 1.0f, 1.5f, 0.75f, 1.5f);
     EXPECT_FALSE(wrong_k.pass()) << dtype_name(kv);
     EXPECT_GT(wrong_k.mismatches, 0);
-    // v_scale off by 2%: the output is scaled by 1.02, beyond 4 bf16 ulp where |o| is large enough.
-    const ErrorStats wrong_v = fp8_attention(kv, KvAddressing::token_indices, true, 0.75f, 1.53f, 0.75f, 1.5f);
+    // v_scale twice what the stored values mean: the output doubles (|o| is about 0.1 here: the tolerance is
+    // 4 bf16 ulp at 1.0 absolute, so a small relative error in small outputs would pass, a doubling does not).
+    const ErrorStats wrong_v = fp8_attention(kv, KvAddressing::token_indices, true, 0.75f, 3.0f, 0.75f, 1.5f);
     EXPECT_FALSE(wrong_v.pass()) << dtype_name(kv);
   }
 }
@@ -231,16 +238,51 @@ TEST(Fp8, EveryModeAndBackendValidatesOnTheCpu) {
     const std::string csv = test::read_file(out);
     std::istringstream lines(csv);
     std::string line;
-    int rows = 0, ok = 0;
+    int rows = 0, ok = 0, skipped = 0;
     std::getline(lines, line);  // header
     while (std::getline(lines, line)) {
       ++rows;
       EXPECT_NE(line.find(std::string("/kvcache=") + kv), std::string::npos) << line;
       if (line.find(",ok,") != std::string::npos) ++ok;
+      if (line.find(",skipped,") != std::string::npos) {
+        ++skipped;  // the one row skipped whatever the cache dtype: FlashInfer's windowed verify (not modelled)
+        EXPECT_NE(line.find("verify/tiny-swa/"), std::string::npos) << line;
+        EXPECT_NE(line.find(",flashinfer,"), std::string::npos) << line;
+      }
     }
-    // 2 models x (decode 1 + extend 2 + verify 1 cases) x 3 backends, every one validated.
+    // 2 models x (decode 1 + extend 2 + verify 1 cases) x 3 backends, every one validated (exit 0: every
+    // reference check passed).
     EXPECT_EQ(rows, 2 * 4 * 3) << csv;
-    EXPECT_EQ(ok, rows) << csv;
+    EXPECT_EQ(skipped, 1) << csv;
+    EXPECT_EQ(ok, rows - skipped) << csv;
+  }
+}
+
+// SGLang 0.5.23 rejects trtllm_mha prefill with fp8_e4m3 on SM120 (fmha_v2 has no e4m3 there): a skipped row
+// with SGLang's reason; e5m2 and decode run.
+TEST(Fp8, Sm120E4m3PrefillIsSkippedWithSglangsReason) {
+  test::TempDir d;
+  for (const char* kv : {"fp8_e4m3", "fp8_e5m2"}) {
+    const std::string out = d.file(std::string("sm120-") + kv + ".csv");
+    const auto r = test::run_attnbench(std::string("validate --device cpu --arch sm120 --model tiny --mode extend,decode "
+                                                   "--backend trtllm_mha --batch 2 --kv-len 40 --extend-len 16 "
+                                                   "--kv-cache-dtype ") +
+                                           kv + " --quiet --out " + out,
+                                       d);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string csv = test::read_file(out);
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+      const bool extend = line.rfind("extend/", 0) == 0;
+      if (extend && std::string(kv) == "fp8_e4m3") {
+        EXPECT_NE(line.find(",skipped,"), std::string::npos) << line;
+        EXPECT_NE(line.find("attention_hook.py L207-221"), std::string::npos) << line;
+      } else {
+        EXPECT_NE(line.find(",ok,"), std::string::npos) << line;
+      }
+    }
   }
 }
 
@@ -259,6 +301,46 @@ TEST(Fp8, MemoryReportCountsOneBytePerElement) {
     const std::string j = test::read_file(out);
     EXPECT_NE(j.find("\"kv_bytes_per_token\": " + std::to_string(bytes)), std::string::npos) << kv << "\n" << j;
   }
+}
+
+// The pool's allocations in the ledger, by hand: capacity 100 tokens at page 16 = 7 pages + the padding page =
+// 128 slots; per layer K and V of 128 slots x 2 KV heads x 64 x 1 B = 32 KiB; 2 layers = 64 KiB (bf16: 128 KiB).
+TEST(Fp8, LedgerCountsThePoolAtOneBytePerElement) {
+  for (const auto& [dt, want] : {std::pair<DType, std::int64_t>{DType::fp8_e4m3, 65536}, {DType::fp8_e5m2, 65536},
+                                 {DType::bf16, 131072}}) {
+    CpuDevice dev;
+    const std::int64_t before = dev.ledger().live()[MemKind::device];
+    {
+      TokenToKVPool pool(dev, 100, 16, 2, 2, 64, dt, /*shuffle=*/true, 5, /*fused_kv=*/true);
+      EXPECT_EQ(pool.layer_bytes(), want / 4) << dtype_name(dt);
+      EXPECT_EQ(dev.ledger().live()[MemKind::device] - before, want) << dtype_name(dt);
+      // The seeded fill is stored in the pool's dtype (never zeros).
+      pool.fill_random(5);
+      const auto* k = static_cast<const std::uint8_t*>(pool.k_buffer(0));
+      int nonzero = 0;
+      for (int i = 0; i < 64; ++i) nonzero += k[i] != 0;
+      EXPECT_GT(nonzero, 48) << dtype_name(dt);
+      EXPECT_EQ(load_as_float(pool.k_buffer(1), 77, dt),
+                seeded_element(TokenToKVPool::fill_seed(5, false, 1), 77, dt, -1.0f, 1.0f));
+    }
+  }
+}
+
+// The step traffic reads the cache at 1 byte per element; q, o and the new K / V stay 2 bytes (bf16).
+TEST(Fp8, StepWorkCountsTheKvReadInFp8) {
+  RunPlan p;
+  p.models = {"tiny"};
+  p.modes = {"extend"};
+  p.batches = {1};
+  p.prefix_lens = {3};
+  p.extend_lens = {2};
+  p.model.kv_cache_dtype = "fp8_e5m2";
+  const Case c = expand_cases(p).at(0);
+  const StepWork w = step_work(c);
+  EXPECT_DOUBLE_EQ(w.kv_bytes_layer, 5.0 * 2 * 2 * 64 * 1);
+  EXPECT_DOUBLE_EQ(w.bytes, 2 * (5.0 * 2 * 2 * 64 * 1) + 2 * 2.0 * (2 * 4 + 2 * 2) * 64 * 2);
+  EXPECT_EQ(estimate_case_memory(c).kv_pool_bytes % (2LL * 2 * 2 * 64), 0);
+  EXPECT_EQ(c.model.kv_bytes_per_token(), 2LL * 2 * 2 * 64 * 1);
 }
 
 }  // namespace
