@@ -17,16 +17,25 @@
 namespace attnbench {
 
 // set_kv_buffer: k_cache[out_cache_loc[t]] = k_new[t], v_cache[...] = v_new[t] for every new token t.
+// With an fp8 cache (cache_fp8 = fp8_e4m3 / fp8_e5m2) each element is quantized as SGLang's fp8 write does:
+// stored = fp8(k / k_scale) (round to nearest even, saturating), v likewise with v_scale
+// (mem_cache/memory_pool.py set_kv_buffer: cache_k.div_(k_scale).to(dtype); the fused fp8 write of
+// trtllm_mha_backend.py L1604-1629 does the same with _default_kv_scale = 1.0). Otherwise a byte copy in dtype.
+// out_cache_loc == nullptr: token t goes to row t (the q cast of trtllm_mha's fp8 extend, L1757-1762);
+// v_new == nullptr: K only.
 struct KvWriteParams {
-  const void* k_new = nullptr;                 // [num_tokens, num_kv_heads, head_dim]
-  const void* v_new = nullptr;                 // [num_tokens, num_kv_heads, head_dim]
-  const std::int64_t* out_cache_loc = nullptr;  // [num_tokens] slot of each new token
+  const void* k_new = nullptr;                 // [num_tokens, num_kv_heads, head_dim] dtype
+  const void* v_new = nullptr;                 // [num_tokens, num_kv_heads, head_dim] dtype, or nullptr
+  const std::int64_t* out_cache_loc = nullptr;  // [num_tokens] slot of each new token, or nullptr (row t)
   void* k_cache = nullptr;                      // [num_slots, num_kv_heads, head_dim] one layer, NHD
   void* v_cache = nullptr;                      // [num_slots, num_kv_heads, head_dim]
   int num_tokens = 0;
   int num_kv_heads = 0;
   int head_dim = 0;
   DType dtype = DType::bf16;
+  DType cache_fp8 = DType::bf16;  // fp8_e4m3 / fp8_e5m2: the cache's format; any other value: the cache is in dtype
+  float k_scale = 1.0f;
+  float v_scale = 1.0f;
 };
 
 // Per-request lengths and their prefix sums (SGLang does these with torch ops on the device):
@@ -112,7 +121,18 @@ struct AttentionParams {
   int num_qo_heads = 0;
   int num_kv_heads = 0;
   int head_dim = 0;
-  DType dtype = DType::bf16;
+  DType dtype = DType::bf16;  // q, o and ragged k / v
+
+  // fp8 KV cache (--kv-cache-dtype fp8_e4m3 / fp8_e5m2): pool k / v (token_indices, block_table) are stored in
+  // kv_fp8 and read as stored * k_scale / v_scale; the kernels fold the scales as SGLang's calls do
+  // (FlashInfer forward(k_scale, v_scale); TRTLLM bmm1_scale = q_scale * k_scale * sm_scale, bmm2_scale = v_scale,
+  // trtllm_mha_backend.py _get_bmm_scales L425-440). Any non-fp8 kv_fp8: the pool is in dtype.
+  // q_fp8: q is stored in kv_fp8 too (q_scale 1.0): trtllm_mha casts q to the fp8 KV dtype outside the XQA
+  // decode kernel (L1757-1762). Ragged k / v (new tokens, FlashInfer's ragged extend) stay in dtype.
+  DType kv_fp8 = DType::bf16;
+  float k_scale = 1.0f;
+  float v_scale = 1.0f;
+  bool q_fp8 = false;
 
   bool causal = true;
   int window_left = -1;            // -1: no window
@@ -136,6 +156,17 @@ struct AttentionParams {
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
 };
+
+// The storage dtype of an op's k / v and q (see kv_fp8 above).
+ATTNBENCH_HD DType kv_load_dtype(const AttentionParams& p) {
+  return (is_fp8(p.kv_fp8) && p.addressing != KvAddressing::ragged) ? p.kv_fp8 : p.dtype;
+}
+ATTNBENCH_HD DType q_load_dtype(const AttentionParams& p) {
+  return (is_fp8(p.kv_fp8) && p.q_fp8) ? p.kv_fp8 : p.dtype;
+}
+// The scales an op applies to the logits (times sm_scale) and the output: k_scale / v_scale for fp8 pool reads.
+ATTNBENCH_HD float kv_k_scale(const AttentionParams& p) { return is_fp8(kv_load_dtype(p)) ? p.k_scale : 1.0f; }
+ATTNBENCH_HD float kv_v_scale(const AttentionParams& p) { return is_fp8(kv_load_dtype(p)) ? p.v_scale : 1.0f; }
 
 inline constexpr int kSplitKvEven = -1;
 inline constexpr int kMinEvenKvChunk = 256;

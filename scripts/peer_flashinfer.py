@@ -63,6 +63,8 @@ RESULT_COLUMNS = [
 TOLERANCES = {"bf16": (4 * 0.00390625, 4 * 0.00390625), "fp16": (4 * 0.0009765625, 4 * 0.0009765625),
               "fp32": (1e-4, 1e-4)}
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+# The KV cache's storage dtypes (the case list's kv_cache_dtype): the model dtype or SGLang's fp8 formats.
+KV_DTYPE_BYTES = {**DTYPE_BYTES, "fp8_e4m3": 1, "fp8_e5m2": 1}
 
 
 class InputError(Exception):
@@ -106,6 +108,18 @@ class Case:
     target_spread_pct: float
     time_budget_s: float
     flush_l2: bool
+    # --kv-cache-dtype (case lists before it lack these: the cache is in the model dtype, scales 1)
+    kv_cache_dtype: str = ""
+    k_scale: float = 1.0
+    v_scale: float = 1.0
+
+    @property
+    def kv_dtype(self) -> str:
+        return self.kv_cache_dtype or self.dtype
+
+    @property
+    def kv_fp8(self) -> bool:
+        return self.kv_dtype in ("fp8_e4m3", "fp8_e5m2")
 
     @property
     def kv_lens(self) -> List[int]:
@@ -140,7 +154,8 @@ def read_case_list(path: str) -> List[Case]:
     if not rows:
         raise InputError(f"--cases: '{path}' holds no case (expected the output of "
                          "'attnbench run ... --list-cases --format csv')")
-    required = [f.name for f in Case.__dataclass_fields__.values()] + ["case_list_version"]
+    optional = ("kv_cache_dtype", "k_scale", "v_scale")
+    required = [f.name for f in Case.__dataclass_fields__.values() if f.name not in optional] + ["case_list_version"]
     missing = [c for c in required if c not in header]
     if missing:
         raise InputError(f"--cases: '{path}' lacks column(s) {', '.join(missing)} "
@@ -169,13 +184,18 @@ def read_case_list(path: str) -> List[Case]:
                 timings=[t for t in r["timings"].split(";") if t], warmup=int(r["warmup"]),
                 min_samples=int(r["min_samples"]), max_samples=int(r["max_samples"]),
                 target_spread_pct=float(r["target_spread_pct"]), time_budget_s=float(r["time_budget_s"]),
-                flush_l2=r["flush_l2"] == "1")
+                flush_l2=r["flush_l2"] == "1", kv_cache_dtype=r.get("kv_cache_dtype") or "",
+                k_scale=float(r.get("k_scale") or 1.0), v_scale=float(r.get("v_scale") or 1.0))
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
         if c.mode not in ("decode", "extend", "verify"):
             raise InputError(f"{where}: mode '{c.mode}' is not decode, extend or verify")
         if c.dtype not in DTYPE_BYTES:
             raise InputError(f"{where}: dtype '{c.dtype}' is not bf16, fp16 or fp32")
+        if c.kv_dtype not in KV_DTYPE_BYTES or (not c.kv_fp8 and c.kv_dtype != c.dtype):
+            raise InputError(f"{where}: kv_cache_dtype '{c.kv_cache_dtype}' is neither the dtype nor fp8_e4m3 / fp8_e5m2")
+        if not (c.k_scale > 0 and c.v_scale > 0):
+            raise InputError(f"{where}: k_scale / v_scale must be positive")
         if len(c.prefix_lens) != c.batch or len(c.new_lens) != c.batch:
             raise InputError(f"{where}: prefix_lens / new_lens hold {len(c.prefix_lens)} / {len(c.new_lens)} "
                              f"values for batch {c.batch}")
@@ -309,6 +329,7 @@ def validated_layers(num_layers: int) -> List[int]:
 def step_work(c: Case) -> Dict[str, float]:
     """FLOPs and bytes of one step's forward (every layer), with attnbench's formula (runner/case_work.cpp)."""
     es = DTYPE_BYTES[c.dtype]
+    kes = KV_DTYPE_BYTES[c.kv_dtype]  # the KV cache read: 1 byte per element with fp8
     flops = byts = 0.0
     for layer in range(c.layers):
         window = c.layer_windows[layer]
@@ -321,7 +342,7 @@ def step_work(c: Case) -> Dict[str, float]:
                 pairs = n * pre + n * (n + 1) / 2
                 keys = pre + n
             flops += 4.0 * pairs * c.num_qo_heads * c.head_dim
-            kv_layer += 2.0 * keys * c.num_kv_heads * c.head_dim * es
+            kv_layer += 2.0 * keys * c.num_kv_heads * c.head_dim * kes
         byts += kv_layer
     byts += c.layers * c.q_tokens * (2.0 * c.num_qo_heads + 2.0 * c.num_kv_heads) * c.head_dim * es
     return {"flops": flops, "bytes": byts}
@@ -648,7 +669,8 @@ def _torch():
     return torch
 
 
-TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "fp8_e4m3": "float8_e4m3fn",
+                "fp8_e5m2": "float8_e5m2"}
 
 
 class CudaTimer(Timer):
@@ -692,6 +714,7 @@ class Workload:
         self.c = c
         dev = torch.device(device)
         self.dtype = getattr(torch, TORCH_DTYPES[c.dtype])
+        self.kv_dtype = getattr(torch, TORCH_DTYPES[c.kv_dtype])  # the pool's (fp8 with --kv-cache-dtype fp8_*)
         P = c.page_size
         g = torch.Generator(device="cpu").manual_seed(c.seed)
         pages_per_req = [-(-kv // P) for kv in c.kv_lens]
@@ -728,9 +751,13 @@ class Workload:
         self.q = uniform((T, Hq, D), -4.0, 4.0)
         self.k = uniform((T, Hkv, D), -1.0, 1.0)
         self.v = uniform((T, Hkv, D), -1.0, 1.0)
-        self.k_pool = [uniform((self.num_slots, Hkv, D), -1.0, 1.0) for _ in range(c.layers)]
-        self.v_pool = [uniform((self.num_slots, Hkv, D), -1.0, 1.0) for _ in range(c.layers)]
+        self.k_pool = [uniform((self.num_slots, Hkv, D), -1.0, 1.0).to(self.kv_dtype) for _ in range(c.layers)]
+        self.v_pool = [uniform((self.num_slots, Hkv, D), -1.0, 1.0).to(self.kv_dtype) for _ in range(c.layers)]
         self.r2t_host = r2t
+        # With an fp8 cache the new tokens reach attention through the fp8 pool (decode / verify write first),
+        # except in FlashInfer's ragged extend (new vs new from k / v, the pool written after): the only extend
+        # path the peer runs.
+        self.quantize_new = c.kv_fp8 and c.mode != "extend"
         self.refs = {layer: self.reference(layer) for layer in validated_layers(c.layers)}
 
     def reference(self, layer: int):
@@ -745,8 +772,13 @@ class Workload:
         q_at = 0
         for i, (pre, n) in enumerate(zip(c.prefix_lens, c.new_lens)):
             slots = self.r2t_host[i, :pre].to(self.q.device, torch.int64)
-            k = torch.cat([self.k_pool[layer][slots], self.k[q_at:q_at + n]]).double()  # [pre+n, Hkv, D]
-            v = torch.cat([self.v_pool[layer][slots], self.v[q_at:q_at + n]]).double()
+            ks, vs = (c.k_scale, c.v_scale) if c.kv_fp8 else (1.0, 1.0)
+            kn, vn = self.k[q_at:q_at + n], self.v[q_at:q_at + n]
+            if self.quantize_new:
+                kn, vn = self.quantize(kn, c.k_scale), self.quantize(vn, c.v_scale)
+            # stored * scale: the values the kernels read (fp8 -> float64 is exact)
+            k = torch.cat([self.k_pool[layer][slots].double() * ks, kn.double() * (ks if self.quantize_new else 1.0)])
+            v = torch.cat([self.v_pool[layer][slots].double() * vs, vn.double() * (vs if self.quantize_new else 1.0)])
             q = self.q[q_at:q_at + n].double()  # [n, Hq, D]
             qpos = pre + torch.arange(n, device=q.device)
             kpos = torch.arange(pre + n, device=q.device)
@@ -782,10 +814,18 @@ class Workload:
         s.mismatches = int((bad_val | (e_fin > atol + rtol * ref.abs())).sum())
         return s
 
+    def quantize(self, x, scale: float):
+        """SGLang's fp8 KV write: (x / scale).to(fp8) (memory_pool.py set_kv_buffer; scale 1.0 by default)."""
+        return (x.float() / scale).to(self.kv_dtype)
+
     def write_kv(self, layer: int) -> None:
-        # set_kv_buffer: cache_k[loc] = k, cache_v[loc] = v (memory_pool.py)
-        self.k_pool[layer][self.out_cache_loc] = self.k
-        self.v_pool[layer][self.out_cache_loc] = self.v
+        # set_kv_buffer: cache_k[loc] = k, cache_v[loc] = v (memory_pool.py); fp8: quantized with the scales
+        if self.c.kv_fp8:
+            self.k_pool[layer][self.out_cache_loc] = self.quantize(self.k, self.c.k_scale)
+            self.v_pool[layer][self.out_cache_loc] = self.quantize(self.v, self.c.v_scale)
+        else:
+            self.k_pool[layer][self.out_cache_loc] = self.k
+            self.v_pool[layer][self.out_cache_loc] = self.v
 
 
 class TorchBackend(Backend):
@@ -969,6 +1009,9 @@ class FlashInferLib(TorchBackend):
         p.notes = notes + [f"flashinfer {self.version}"]
         p.ws, p.wrappers = ws, wrappers  # kept alive with the case
         bs, Hq, Hkv, D, dt = c.batch, c.num_qo_heads, c.num_kv_heads, c.head_dim, wl.dtype
+        kvt = wl.kv_dtype  # plan(data_type = the KV cache dtype), as SGLang plans (flashinfer_backend.py L1476-1489)
+        # forward(k_scale=layer.k_scale_float, v_scale=layer.v_scale_float) (sglang-backends.md §3.1)
+        scales = {"k_scale": c.k_scale, "v_scale": c.v_scale} if c.kv_fp8 else {}
         dev = "cuda"
         # SGLang's persistent index buffers (F2-F4): kv_indptr, kv_last_page_len (ones), qo_indptr.
         R = c.max_running_requests
@@ -1021,17 +1064,17 @@ class FlashInferLib(TorchBackend):
                 kv_indices = torch.take(wl.req_to_token, wl.gather_all)
                 if c.mode == "decode":
                     w.plan(kv_indptr[:bs + 1], kv_indices, last_page_len[:bs], Hq, Hkv, D, 1,
-                           q_data_type=dt, kv_data_type=dt, sm_scale=c.sm_scale, non_blocking=True)
+                           q_data_type=dt, kv_data_type=kvt, sm_scale=c.sm_scale, non_blocking=True)
                 else:
                     qo_indptr[1:bs + 1] = torch.cumsum(wl.new_lens, 0, dtype=torch.int32)
                     w.plan(qo_indptr[:bs + 1], kv_indptr[:bs + 1], kv_indices, last_page_len[:bs], Hq, Hkv, D, 1,
-                           causal=causal_verify, sm_scale=c.sm_scale, q_data_type=dt, kv_data_type=dt,
+                           causal=causal_verify, sm_scale=c.sm_scale, q_data_type=dt, kv_data_type=kvt,
                            non_blocking=True)
 
             def layers():
                 for layer in range(c.layers):
                     wl.write_kv(layer)  # SGLang writes the KV before decode / verify attention
-                    w.run(wl.q, (wl.k_pool[layer], wl.v_pool[layer]), out=outs_buf[layer])
+                    w.run(wl.q, (wl.k_pool[layer], wl.v_pool[layer]), out=outs_buf[layer], **scales)
                     p.outs[layer] = outs_buf[layer]
 
             p.metadata = metadata
@@ -1055,13 +1098,13 @@ class FlashInferLib(TorchBackend):
                 kv_indptr[1:bs + 1] = torch.cumsum(wl.prefix_lens, 0, dtype=torch.int32)
                 kv_indices = torch.take(wl.req_to_token, wl.gather_prefix)
                 paged.plan(qo_indptr[:bs + 1], kv_indptr[:bs + 1], kv_indices, last_page_len[:bs], Hq, Hkv, D, 1,
-                           causal=False, sm_scale=c.sm_scale, q_data_type=dt, kv_data_type=dt, non_blocking=True)
+                           causal=False, sm_scale=c.sm_scale, q_data_type=dt, kv_data_type=kvt, non_blocking=True)
 
         def layers_extend():
             for layer in range(c.layers):
                 if has_prefix:
                     o1, s1 = ragged.run_return_lse(wl.q, wl.k, wl.v)
-                    o2, s2 = paged.run_return_lse(wl.q, (wl.k_pool[layer], wl.v_pool[layer]))
+                    o2, s2 = paged.run_return_lse(wl.q, (wl.k_pool[layer], wl.v_pool[layer]), **scales)
                     o, _ = fi.merge_state(o1, s1, o2, s2)
                     p.outs[layer] = o
                 else:
@@ -1144,13 +1187,17 @@ class TrtllmLib(TorchBackend):
             page_table.copy_(wl.req_to_token[:, strided] // P)
 
         mask = None  # SGLang passes none (facts, section 3: chain verify, topk 1)
+        # _get_bmm_scales (L425-440): fp8 KV: bmm1 = q_scale * k_scale * scaling (q_scale 1), bmm2 = v_scale. XQA
+        # takes q in the model dtype (SGLang casts q to fp8 only outside XQA, L1134-1138).
+        bmm1_scale = c.sm_scale * (c.k_scale if c.kv_fp8 else 1.0)
+        bmm2_scale = c.v_scale if c.kv_fp8 else 1.0
 
         def layers():
             for layer in range(c.layers):
                 wl.write_kv(layer)
                 self.decode(query=wl.q, kv_cache=(k_views[layer], v_views[layer]), workspace_buffer=ws,
                             block_tables=page_table, seq_lens=cache_seqlens, max_seq_len=c.context_len,
-                            bmm1_scale=c.sm_scale, bmm2_scale=1.0, window_left=-1, out=outs_buf[layer],
+                            bmm1_scale=bmm1_scale, bmm2_scale=bmm2_scale, window_left=-1, out=outs_buf[layer],
                             out_dtype=dt, q_len_per_req=q_len, multi_ctas_kv_counter_buffer=counters, mask=mask)
                 p.outs[layer] = outs_buf[layer]
 

@@ -75,6 +75,16 @@ inline void load_row(const void* src, std::int64_t base, DType t, int n, float* 
       for (int i = 0; i < n; ++i) dst[i] = fp16_to_float(s[i]);
       break;
     }
+    case DType::fp8_e4m3: {
+      const auto* s = static_cast<const std::uint8_t*>(src) + base;
+      for (int i = 0; i < n; ++i) dst[i] = fp8_e4m3_to_float(s[i]);
+      break;
+    }
+    case DType::fp8_e5m2: {
+      const auto* s = static_cast<const std::uint8_t*>(src) + base;
+      for (int i = 0; i < n; ++i) dst[i] = fp8_e5m2_to_float(s[i]);
+      break;
+    }
     default: {
       const auto* s = static_cast<const float*>(src) + base;
       for (int i = 0; i < n; ++i) dst[i] = s[i];
@@ -96,6 +106,11 @@ void attend(const AttentionParams& p) {
   const int group = p.num_qo_heads / p.num_kv_heads;
   const std::int64_t kv_row_elems = static_cast<std::int64_t>(p.num_kv_heads) * D;
   const std::int64_t q_row_elems = static_cast<std::int64_t>(p.num_qo_heads) * D;
+  const DType kv_t = kv_load_dtype(p), q_t = q_load_dtype(p);
+  // fp8 pool: stored values are loaded as is; k_scale joins the logit scale and v_scale the output (as
+  // FlashInfer's k_scale / v_scale and TRTLLM's bmm1 / bmm2 scales do).
+  const float logit_scale = p.sm_scale * kv_k_scale(p);
+  const float out_scale = kv_v_scale(p);
 
   // Tasks: (request, kv head, query block).
   struct Task {
@@ -134,15 +149,15 @@ void attend(const AttentionParams& p) {
         for (int g = 0; g < group; ++g) {
           const int qh = task.kv_head * group + g;
           const std::int64_t base = (r.q_begin + j) * q_row_elems + static_cast<std::int64_t>(qh) * D;
-          load_row(p.q, base, p.dtype, D, &qf[static_cast<std::size_t>((j - task.q0) * group + g) * D]);
+          load_row(p.q, base, q_t, D, &qf[static_cast<std::size_t>((j - task.q0) * group + g) * D]);
         }
       }
       for (int c0 = block_lo; c0 < block_hi; c0 += kKeyChunk) {
         const int c1 = std::min(block_hi, c0 + kKeyChunk);
         for (int m = c0; m < c1; ++m) {
           const std::int64_t base = kv_row(p, task.req, m) * kv_row_elems + static_cast<std::int64_t>(task.kv_head) * D;
-          load_row(p.k, base, p.dtype, D, &kbuf[static_cast<std::size_t>(m - c0) * D]);
-          load_row(p.v, base, p.dtype, D, &vbuf[static_cast<std::size_t>(m - c0) * D]);
+          load_row(p.k, base, kv_t, D, &kbuf[static_cast<std::size_t>(m - c0) * D]);
+          load_row(p.v, base, kv_t, D, &vbuf[static_cast<std::size_t>(m - c0) * D]);
         }
         for (int j = task.q0; j < task.q1; ++j) {
           int lo, hi;
@@ -156,7 +171,7 @@ void attend(const AttentionParams& p) {
             float cmax = -std::numeric_limits<float>::infinity();
             for (int m = lo; m < hi; ++m) {
               const float x0 = dot(qv, &kbuf[static_cast<std::size_t>(m - c0) * D], D);
-              float x = x0 * p.sm_scale;
+              float x = x0 * logit_scale;
               if (p.logits_soft_cap > 0.0f) x = p.logits_soft_cap * std::tanh(x / p.logits_soft_cap);
               s[m - c0] = x;
               cmax = std::max(cmax, x);
@@ -192,7 +207,7 @@ void attend(const AttentionParams& p) {
             l = l * rescale + std::exp(sink - mnew);
             m = mnew;
           }
-          const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+          const float inv = l > 0.0f ? out_scale / l : 0.0f;
           const std::int64_t row = static_cast<std::int64_t>(r.q_begin + j);
           const std::int64_t base = row * q_row_elems + static_cast<std::int64_t>(qh) * D;
           for (int d = 0; d < D; ++d) store_from_float(p.o, base + d, p.dtype, a[d] * inv);

@@ -40,6 +40,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -47,6 +48,7 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "kernels/cuda/fp8.cuh"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernel_args.cuh"
@@ -66,14 +68,18 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
 // Stages of the K/V pipeline: 32 KiB per stage at head_dim 128 (K + V), 3 stages = 96 KiB: two CTAs per SM.
-template <int D>
+// fp8 KV (kFp8 = 1: e4m3, 2: e5m2): a stage holds the stored bytes (half the size), so 4 stages fit at head_dim
+// 128 beside the 16-bit conversion tile.
+template <int D, int kFp8 = 0>
 constexpr int default_stages() {
+  if (kFp8 != 0) return D == 256 ? 2 : 4;
   return D == 64 ? 4 : (D == 128 ? 3 : 2);
 }
-// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32).
-template <int D, int kStages>
+// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32), then
+// (fp8 only) the K and V tiles converted to the model's 16-bit dtype, swizzled for ldmatrix.
+template <int D, int kStages, int kFp8 = 0>
 constexpr int smem_bytes() {
-  return kStages * 2 * kTileKeys * D * 2 + kStages * kTileKeys * 4;
+  return kStages * 2 * kTileKeys * D * (kFp8 ? 1 : 2) + kStages * kTileKeys * 4 + (kFp8 ? 2 * kTileKeys * D * 2 : 0);
 }
 
 // AttentionParams reduced to what the kernels read: the shared part (kernels/cuda/kernel_args.cuh), then the
@@ -221,19 +227,57 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   return u;
 }
 
+// 16 fp8 values (one 16-byte load) -> 16 bf16 / fp16 values (two 16-byte pieces), in registers, through
+// cuda_fp8.h's paired conversion to half (exact: every e4m3 / e5m2 value is a half and a bf16).
+template <bool kBf16, int kFp8>
+__device__ __forceinline__ void fp8x16_to_16bit(const uint4 raw, uint4& lo, uint4& hi) {
+  const std::uint32_t in[4] = {raw.x, raw.y, raw.z, raw.w};
+  std::uint32_t out[8];
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const auto pair = static_cast<__nv_fp8x2_storage_t>((in[w] >> (16 * h)) & 0xffffu);
+      const __half2_raw r = __nv_cvt_fp8x2_to_halfraw2(pair, kFp8 == 1 ? __NV_E4M3 : __NV_E5M2);
+      std::uint32_t u;
+      if constexpr (kBf16) {
+        __half2 hv;
+        memcpy(&hv, &r, 4);
+        const float2 f = __half22float2(hv);
+        const __nv_bfloat162 b = __floats2bfloat162_rn(f.x, f.y);
+        memcpy(&u, &b, 4);
+      } else {
+        memcpy(&u, &r, 4);
+      }
+      out[2 * w + h] = u;
+    }
+  }
+  lo = make_uint4(out[0], out[1], out[2], out[3]);
+  hi = make_uint4(out[4], out[5], out[6], out[7]);
+}
+
 // ---- fast path ---------------------------------------------------------------------------------------
 
-template <bool kBf16, int D, int kStages, int kMinBlocks>
+// kFp8 = 0: K / V in the model's 16-bit dtype, copied into the swizzled stages and read by ldmatrix directly.
+// kFp8 = 1 / 2 (e4m3 / e5m2 pool): the same cp.async pipeline moves the stored fp8 bytes (16 per copy, so half
+// the copies of a bf16 tile); after a tile lands, the CTA converts it in registers (16 values per 16-byte
+// shared load) into one 16-bit tile in the ldmatrix layout, and the MMA loop is unchanged. k_scale is folded
+// into the logit scale and v_scale into the output (AttentionArgs sm_scale / out_scale).
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
-  constexpr int kRowBytes = D * 2;
-  constexpr int kPiecesPerRow = D / 8;                    // 16-byte pieces of one K or V row
-  constexpr int kRowStep = kThreads / kPiecesPerRow;      // rows the CTA covers in one pass
+  constexpr int kElem = kFp8 ? 1 : 2;                     // bytes per stored K / V element
+  constexpr int kRowBytes = D * 2;                        // one 16-bit row as ldmatrix reads it
+  constexpr int kLdRowBytes = D * kElem;                  // one stored K or V row
+  constexpr int kLdPieces = kLdRowBytes / 16;             // 16-byte copies of one stored row
+  constexpr int kPiecesPerRow = D / 8;                    // 16-byte pieces of one 16-bit (output) row
+  constexpr int kRowStep = kThreads / kLdPieces;          // rows the CTA covers in one pass
   constexpr int kRowsPerThread = kTileKeys / kRowStep;    // rows each thread copies per tile
-  constexpr int kStageBytes = kTileKeys * kRowBytes;      // one of K or V
+  constexpr int kStageBytes = kTileKeys * kLdRowBytes;    // one of K or V, as stored
   constexpr int kKSteps = D / 16;                         // mma k-steps over head_dim
   constexpr int kNTiles = D / 8;                          // n8 tiles of the output
   constexpr int kOStride = D + 4;                         // fp32 row stride of the final combine
-  static_assert(kThreads % kPiecesPerRow == 0 && kTileKeys % kRowStep == 0, "tile shape");
+  static_assert(kThreads % kLdPieces == 0 && kTileKeys % kRowStep == 0, "tile shape");
+  constexpr int kCvtOffset = kStages * 2 * kStageBytes + kStages * kTileKeys * 4;  // fp8: the 16-bit K, V tiles
 
   extern __shared__ __align__(128) unsigned char smem[];
   const std::uint32_t smem_base = smem_addr(smem);
@@ -307,12 +351,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   }
 
   // ---- K/V loader: thread copies piece ld_piece of rows ld_row0 + i * kRowStep --------------------------
-  const int ld_piece = threadIdx.x % kPiecesPerRow;
-  const int ld_row0 = threadIdx.x / kPiecesPerRow;
+  const int ld_piece = threadIdx.x % kLdPieces;
+  const int ld_row0 = threadIdx.x / kLdPieces;
   const std::int64_t slot_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;  // elements per slot
-  const std::int64_t head_off = static_cast<std::int64_t>(kvh) * D + ld_piece * 8;
-  const auto* kg = static_cast<const std::uint16_t*>(a.k);
-  const auto* vg = static_cast<const std::uint16_t*>(a.v);
+  const std::int64_t head_off_bytes = static_cast<std::int64_t>(kvh) * D * kElem + ld_piece * 16;
+  const auto* kg = static_cast<const unsigned char*>(a.k);
+  const auto* vg = static_cast<const unsigned char*>(a.v);
   // Page / token indices travel like K and V: tile j's 64 indices (one per key row: the page id, or the token's
   // slot) are copied into ring slot j % kStages together with K/V tile j - (kStages - 1), so they have landed
   // kStages - 1 tiles before the K/V copies that need them. Loading them one iteration ahead into registers
@@ -337,7 +381,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 
   // Byte address of key m's piece = base + index * scale + offset, with index the page / token index from the
   // ring (ragged: the row itself) and offset known without it.
-  const std::int32_t row_bytes_all = static_cast<std::int32_t>(slot_stride * 2);  // one slot: Hkv * D * 2 bytes
+  const std::int32_t row_bytes_all = static_cast<std::int32_t>(slot_stride * kElem);  // one slot: Hkv * D elements
   const std::int32_t scale = by_block ? a.page_size * row_bytes_all : row_bytes_all;
   auto issue = [&](int tile) {
     const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
@@ -349,7 +393,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       const int m = kbeg + tile * kTileKeys + row;
       const bool ok = m < kend;
       std::int32_t index;
-      std::int64_t offset = head_off * 2;  // bytes
+      std::int64_t offset = head_off_bytes;
       if (by_block) {
         index = ring_tile[row];
         offset += static_cast<std::int64_t>(a.page_shift >= 0 ? (m & (a.page_size - 1)) : m % a.page_size) * row_bytes_all;
@@ -358,7 +402,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       } else {
         index = ri.kv_base + min(m, kend - 1);
       }
-      const std::uint32_t off = row * kRowBytes + ((ld_piece ^ (row & 7)) * 16);
+      // 16-bit stages are swizzled for ldmatrix; fp8 stages are read row-wise by the conversion (no swizzle).
+      const std::uint32_t off = kFp8 ? row * kLdRowBytes + ld_piece * 16 : row * kRowBytes + ((ld_piece ^ (row & 7)) * 16);
       cp_async16_indexed(sk + off, reinterpret_cast<const char*>(kg) + offset, index, scale, ok);
       cp_async16_indexed(sv + off, reinterpret_cast<const char*>(vg) + offset, index, scale, ok);
     }
@@ -397,10 +442,28 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       cp_async_commit();
     }
 
+    if constexpr (kFp8 != 0) {
+      // The landed fp8 tile -> the 16-bit K and V tiles (everyone finished reading them: the barrier above).
+      const unsigned char* st = smem + (tile % kStages) * 2 * kStageBytes;
+      constexpr int kChunks = 2 * kTileKeys * kLdPieces;
+      for (int c = threadIdx.x; c < kChunks; c += kThreads) {
+        const int kv = c / (kTileKeys * kLdPieces), rem = c % (kTileKeys * kLdPieces);
+        const int row = rem / kLdPieces, p = rem % kLdPieces;
+        const uint4 raw = *reinterpret_cast<const uint4*>(st + kv * kStageBytes + row * kLdRowBytes + p * 16);
+        uint4 lo, hi;
+        fp8x16_to_16bit<kBf16, kFp8>(raw, lo, hi);
+        unsigned char* dst = smem + kCvtOffset + kv * kTileKeys * kRowBytes + row * kRowBytes;
+        *reinterpret_cast<uint4*>(dst + (((2 * p) ^ (row & 7)) * 16)) = lo;
+        *reinterpret_cast<uint4*>(dst + (((2 * p + 1) ^ (row & 7)) * 16)) = hi;
+      }
+      __syncthreads();
+    }
+
     if (active) {
       const int k0 = kbeg + tile * kTileKeys;
-      const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
-      const std::uint32_t sv = sk + kStageBytes;
+      const std::uint32_t sk =
+          kFp8 ? smem_base + kCvtOffset : smem_base + (tile % kStages) * 2 * kStageBytes;
+      const std::uint32_t sv = sk + (kFp8 ? kTileKeys * kRowBytes : kStageBytes);
       const bool need_mask = k0 < mask_lo || k0 + kTileKeys > mask_hi;
       for (int sb = ks; sb < kTileKeys / 16; sb += ks_count) {
         const int kb = k0 + sb * 16;
@@ -552,7 +615,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         for (int i = 0; i < 8; ++i) o[i] *= f;
         M = m2;
       }
-      const float inv = L > 0.0f ? 1.0f / L : 0.0f;
+      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // out_scale: v_scale with fp8 KV, else 1
       uint4 packed;
       packed.x = pack2<kBf16>(o[0] * inv, o[1] * inv);
       packed.y = pack2<kBf16>(o[2] * inv, o[3] * inv);
@@ -562,7 +625,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       *reinterpret_cast<uint4*>(out) = packed;
       if (piece == 0 && a.lse) a.lse[qrow * Hq + head] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
     } else {
-      const float inv = L > 0.0f ? 1.0f / L : 0.0f;
+      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // the merge is linear in the partials
       const std::int64_t slot = (qrow * a.num_chunks + chunk) * Hq + head;
       float* dst = a.part_o + slot * D + piece * 8;
       *reinterpret_cast<float4*>(dst) = make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv);
@@ -708,7 +771,7 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 #pragma unroll
   for (int i = 0; i < kGenericPerLane; ++i) {
     const int d = lane + 32 * i;
-    qv[i] = d < head_dim ? load_as_float(a.q, (qrow * Hq + head) * head_dim + d, dtype) : 0.0f;
+    qv[i] = d < head_dim ? cuda_detail::load_elem(a.q, (qrow * Hq + head) * head_dim + d, a.q_t) : 0.0f;
     acc[i] = 0.0f;
   }
   int lo, hi;
@@ -721,7 +784,7 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 #pragma unroll
     for (int i = 0; i < kGenericPerLane; ++i) {
       const int d = lane + 32 * i;
-      if (d < head_dim) dot += qv[i] * load_as_float(a.k, base + d, dtype);
+      if (d < head_dim) dot += qv[i] * cuda_detail::load_elem(a.k, base + d, a.kv_t);
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, o);
@@ -734,7 +797,7 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 #pragma unroll
     for (int i = 0; i < kGenericPerLane; ++i) {
       const int d = lane + 32 * i;
-      if (d < head_dim) acc[i] = acc[i] * f + p * load_as_float(a.v, base + d, dtype);
+      if (d < head_dim) acc[i] = acc[i] * f + p * cuda_detail::load_elem(a.v, base + d, a.kv_t);
     }
     m = m_new;
   }
@@ -747,7 +810,7 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
     l = l * f + expf(sk - m_new);
     m = m_new;
   }
-  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+  const float inv = l > 0.0f ? a.out_scale / l : 0.0f;
 #pragma unroll
   for (int i = 0; i < kGenericPerLane; ++i) {
     const int d = lane + 32 * i;
@@ -760,29 +823,43 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 
 bool aligned(const void* p, std::uintptr_t n) { return (reinterpret_cast<std::uintptr_t>(p) % n) == 0; }
 
-template <bool kBf16, int D, int kStages, int kMinBlocks>
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8>
 void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
-  constexpr int smem = smem_bytes<D, kStages>();
+  // At least the final combine's [kWarps][16][D + 4] floats and the warps' m and l.
+  constexpr int smem = std::max(smem_bytes<D, kStages, kFp8>(), kWarps * 16 * (D + 4) * 4 + 2 * kWarps * 16 * 4);
   static std::once_flag attr_once;
   std::call_once(attr_once, [] {
-    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks>,
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   });
-  decode_mma_kernel<kBf16, D, kStages, kMinBlocks><<<grid, kThreads, smem, stream>>>(a);
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8><<<grid, kThreads, smem, stream>>>(a);
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
-template <bool kBf16, int D>
+template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
-  launch_mma<kBf16, D, default_stages<D>(), 2>(a, static_cast<unsigned>(grid), stream);
+  launch_mma<kBf16, D, default_stages<D, kFp8>(), 2, kFp8>(a, static_cast<unsigned>(grid), stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
     decode_merge_kernel<kBf16><<<static_cast<unsigned>((rows + items_per_block - 1) / items_per_block),
                                  kMergeWarpsPerBlock * 32, 0, stream>>>(a, D);
     ATTNBENCH_CUDA_CHECK_LAUNCH();
+  }
+}
+
+// (model dtype, fp8 kind) -> the compiled kernel of head_dim D.
+template <int D>
+void run_mma_fp8(const DecodeArgs& a, bool bf, int fp8, cudaStream_t stream) {
+  switch (fp8) {
+    case 1:
+      return bf ? run_mma<true, D, 1>(a, stream) : run_mma<false, D, 1>(a, stream);
+    case 2:
+      return bf ? run_mma<true, D, 2>(a, stream) : run_mma<false, D, 2>(a, stream);
+    default:
+      return bf ? run_mma<true, D, 0>(a, stream) : run_mma<false, D, 0>(a, stream);
   }
 }
 
@@ -860,7 +937,12 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
   DecodeArgs a = make_args(p);
 
   // The one place where runtime (dtype, head_dim) becomes a compiled kernel.
-  const bool fast_dtype = p.dtype == DType::bf16 || p.dtype == DType::fp16;
+  // An fp8 pool takes the tensor-core kernel's fp8 variant (q in the model dtype, as XQA takes it); an fp8 q
+  // (trtllm_mha outside XQA) takes the generic path, which converts on load through cuda_fp8.h.
+  const DType kvt = kv_load_dtype(p);
+  const int fp8 = kvt == DType::fp8_e4m3 ? 1 : (kvt == DType::fp8_e5m2 ? 2 : 0);
+  const bool fast_dtype = (p.dtype == DType::bf16 || p.dtype == DType::fp16) && (kvt == p.dtype || fp8 != 0) &&
+                          q_load_dtype(p) == p.dtype;
   const bool fast_shape = p.head_dim == 64 || p.head_dim == 128 || p.head_dim == 256;
   const bool fast_align = aligned(p.k, 16) && aligned(p.v, 16) && aligned(p.o, 16) && aligned(p.q, 4);
   if (fast_dtype && fast_shape && fast_align) {
@@ -876,11 +958,11 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
     const bool bf = p.dtype == DType::bf16;
     switch (p.head_dim) {
       case 64:
-        return bf ? run_mma<true, 64>(a, s) : run_mma<false, 64>(a, s);
+        return run_mma_fp8<64>(a, bf, fp8, s);
       case 128:
-        return bf ? run_mma<true, 128>(a, s) : run_mma<false, 128>(a, s);
+        return run_mma_fp8<128>(a, bf, fp8, s);
       case 256:
-        return bf ? run_mma<true, 256>(a, s) : run_mma<false, 256>(a, s);
+        return run_mma_fp8<256>(a, bf, fp8, s);
       default:
         break;
     }

@@ -46,6 +46,12 @@ void launch_fill_uniform(const FillParams& p, void* stream) {
     case DType::fp32:
       fill_uniform_kernel<DType::fp32><<<blocks, threads, 0, s>>>(p.data, p.n, p.seed, p.lo, span);
       break;
+    case DType::fp8_e4m3:  // the shared host/device rounding (core/dtype.hpp): the host recomputes these bits
+      fill_uniform_kernel<DType::fp8_e4m3><<<blocks, threads, 0, s>>>(p.data, p.n, p.seed, p.lo, span);
+      break;
+    case DType::fp8_e5m2:
+      fill_uniform_kernel<DType::fp8_e5m2><<<blocks, threads, 0, s>>>(p.data, p.n, p.seed, p.lo, span);
+      break;
   }
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }

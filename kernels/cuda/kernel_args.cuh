@@ -35,7 +35,10 @@ struct AttentionArgs {
   int group;  // num_qo_heads / num_kv_heads
   bool causal;
   int window_left;
-  float sm_scale;
+  float sm_scale;   // times k_scale for fp8 pool reads (TRTLLM's bmm1_scale)
+  float out_scale;  // v_scale for fp8 pool reads (bmm2_scale), else 1
+  DType q_t;        // storage dtype of q (kernels/params.hpp q_load_dtype)
+  DType kv_t;       // storage dtype of k / v (kv_load_dtype)
   float soft_cap;  // 0: none
   const float* sinks;  // [num_qo_heads] or nullptr
 };
@@ -72,7 +75,10 @@ inline void set_attention_args(AttentionArgs& a, const AttentionParams& p) {
   a.group = p.num_qo_heads / p.num_kv_heads;
   a.causal = p.causal;
   a.window_left = p.window_left;
-  a.sm_scale = p.sm_scale;
+  a.sm_scale = p.sm_scale * kv_k_scale(p);
+  a.out_scale = kv_v_scale(p);
+  a.q_t = q_load_dtype(p);
+  a.kv_t = kv_load_dtype(p);
   a.soft_cap = p.logits_soft_cap;
   a.sinks = p.sinks;
 }

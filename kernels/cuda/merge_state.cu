@@ -64,6 +64,8 @@ void launch_merge_state(const MergeStateParams& p, void* stream) {
     case DType::fp32:
       merge_state_kernel<DType::fp32><<<blocks, threads, 0, s>>>(p);
       break;
+    default:
+      throw InputError("merge_state: fp8 is a KV-cache dtype, not an output dtype");
   }
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }

@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "core/dtype.hpp"
+#include "kernels/cuda/fp8.cuh"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernel_args.cuh"
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(con
   const int D = a.head_dim;
   const int kvh = h / a.group;
   const std::int64_t qrow = static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + h;
-  for (int d = lane; d < D; d += 32) sq[warp][d] = load_as_float(a.q, qrow * D + d, a.dtype);
+  for (int d = lane; d < D; d += 32) sq[warp][d] = cuda_detail::load_elem(a.q, qrow * D + d, a.q_t);
   __syncwarp();
 
   const int qpos = r.q_pos0 + j;
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(con
     if (valid) {
       const std::int64_t base = slot * kv_stride + static_cast<std::int64_t>(kvh) * D;
       float dot = 0.0f;
-      for (int d = 0; d < D; ++d) dot += sq[warp][d] * load_as_float(a.k, base + d, a.dtype);
+      for (int d = 0; d < D; ++d) dot += sq[warp][d] * cuda_detail::load_elem(a.k, base + d, a.kv_t);
       s = dot * a.sm_scale;
       if (a.soft_cap > 0.0f) s = a.soft_cap * tanhf(s / a.soft_cap);
     }
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(con
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const int d = lane + 32 * i;
-        if (d < D) acc[i] += pkk * load_as_float(a.v, base + d, a.dtype);
+        if (d < D) acc[i] += pkk * cuda_detail::load_elem(a.v, base + d, a.kv_t);
       }
     }
     m = mnew;
@@ -164,7 +165,7 @@ __global__ void __launch_bounds__(kGenericWarps * 32) prefill_generic_kernel(con
     l = l * alpha + expf(sink - mnew);
     m = mnew;
   }
-  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+  const float inv = l > 0.0f ? a.out_scale / l : 0.0f;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int d = lane + 32 * i;
@@ -656,6 +657,13 @@ void launch_attention_prefill(const AttentionParams& p, void* stream) {
   // The tensor-core path copies 16-byte vectors and finds pages by shift.
   const bool vec_ok = aligned16(p.q) && aligned16(p.k) && aligned16(p.v) && aligned16(p.o) &&
                       (p.addressing != KvAddressing::block_table || a.page_shift >= 0);
+  if (is_fp8(kv_load_dtype(p)) || is_fp8(q_load_dtype(p))) {  // fp8 pool: the generic kernel (cuda_fp8.h loads)
+    if (p.head_dim > 0 && p.head_dim <= 256) {
+      launch_generic(a, p.max_q_len, p.batch_size, s);
+      return;
+    }
+    throw Unsupported("attention_prefill: fp8 KV takes head_dim <= 256, got " + std::to_string(p.head_dim));
+  }
   switch (p.dtype) {
     case DType::bf16:
       if (vec_ok && dispatch_tc<__nv_bfloat16>(a, p.max_q_len, p.batch_size, s)) return;
@@ -668,6 +676,8 @@ void launch_attention_prefill(const AttentionParams& p, void* stream) {
         launch_generic(a, p.max_q_len, p.batch_size, s);
         return;
       }
+      break;
+    default:  // fp8 is a KV-cache dtype only
       break;
   }
   throw Unsupported("attention_prefill: unsupported (dtype, head_dim) = (" + std::string(dtype_name(p.dtype)) +

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/fp8.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 
 namespace attnbench {
@@ -33,6 +34,23 @@ __global__ void write_kv_kernel(const Word* __restrict__ k_new, const Word* __re
   }
 }
 
+// fp8 cache: stored = fp8(x / scale), one element per thread (cuda_fp8.h conversion, as the CPU twin rounds).
+// out_cache_loc == nullptr: row t; v_new == nullptr: K only (the q cast).
+__global__ void write_kv_fp8_kernel(const KvWriteParams p, std::int64_t row_elems) {
+  const std::int64_t total = static_cast<std::int64_t>(p.num_tokens) * row_elems;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+       idx += stride) {
+    const std::int64_t t = idx / row_elems;
+    const std::int64_t e = idx - t * row_elems;
+    const std::int64_t dst = (p.out_cache_loc ? p.out_cache_loc[t] : t) * row_elems + e;
+    cuda_detail::store_elem(p.k_cache, dst, p.cache_fp8, __fdiv_rn(load_as_float(p.k_new, idx, p.dtype), p.k_scale));
+    if (p.v_new)
+      cuda_detail::store_elem(p.v_cache, dst, p.cache_fp8,
+                              __fdiv_rn(load_as_float(p.v_new, idx, p.dtype), p.v_scale));
+  }
+}
+
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 }  // namespace
@@ -42,6 +60,15 @@ void launch_write_kv(const KvWriteParams& p, void* stream) {
     throw InputError("write_kv: bad shape (num_tokens " + std::to_string(p.num_tokens) + ", num_kv_heads " +
                      std::to_string(p.num_kv_heads) + ", head_dim " + std::to_string(p.head_dim) + ")");
   if (p.num_tokens == 0) return;
+  if (is_fp8(p.cache_fp8)) {
+    const std::int64_t row_elems = static_cast<std::int64_t>(p.num_kv_heads) * p.head_dim;
+    const std::int64_t total = p.num_tokens * row_elems;
+    write_kv_fp8_kernel<<<static_cast<unsigned>(std::min<std::int64_t>((total + 255) / 256, 65536)), 256, 0,
+                          static_cast<cudaStream_t>(stream)>>>(p, row_elems);
+    ATTNBENCH_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (!p.out_cache_loc || !p.v_new) throw InputError("write_kv: the byte-copy path needs out_cache_loc and v_new");
   const std::int64_t row_bytes = static_cast<std::int64_t>(p.num_kv_heads) * p.head_dim * dtype_size(p.dtype);
   auto s = static_cast<cudaStream_t>(stream);
   const int threads = 256;

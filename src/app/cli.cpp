@@ -114,6 +114,9 @@ void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bo
     sub->add_option("--speculative-num-draft-tokens", s.speculative_num_draft_tokens,
                     "Draft tokens per request (0: no speculative decoding)")
         ->capture_default_str();
+  sub->add_option("--kv-cache-dtype", m.kv_cache_dtype,
+                  "SGLang's --kv-cache-dtype: auto (the model dtype), bf16, fp16, fp8_e4m3, fp8_e5m2")
+      ->capture_default_str();
   sub->add_flag("--enable-deterministic-inference", s.enable_deterministic_inference,
                 "SGLang's deterministic mode (2 GiB FlashInfer workspace, paged extend)");
   sub->add_option("--flashinfer-workspace-size", m.flashinfer_workspace_size,

@@ -16,6 +16,9 @@ void write_kv(const ModelRunner& mr, const AttentionIO& io, const Layer& layer, 
   p.num_kv_heads = mr.model_config.num_kv_heads();
   p.head_dim = mr.model_config.head_dim;
   p.dtype = mr.model_config.dtype;
+  p.cache_fp8 = mr.model_config.kv_dtype();  // fp8: quantized with the layer's scales
+  p.k_scale = layer.k_scale;
+  p.v_scale = layer.v_scale;
   mr.device.kernels().write_kv(p, mr.device.stream());
 }
 

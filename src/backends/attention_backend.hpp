@@ -19,6 +19,8 @@ struct Layer {
   int sliding_window_size = -1;  // config.sliding_window - 1 on windowed layers, -1 otherwise
   float logit_cap = 0.0f;        // 0: none
   const float* sinks = nullptr;  // [num_qo_heads] device, or nullptr
+  float k_scale = 1.0f;          // layer.k_scale_float / v_scale_float (fp8 KV cache; SGLang's default 1.0)
+  float v_scale = 1.0f;
 };
 
 // The tensors of one attention call, on the backend's device.
@@ -50,6 +52,14 @@ struct Support {
 // model runner's device and stream. Every backend saves the KV cache through it.
 void write_kv(const ModelRunner& model_runner, const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
 
+// With an fp8 KV cache: which inputs of `mode` pass through fp8 before attention reads them (the float64
+// reference quantizes exactly those). Cached tokens always do (they are stored in fp8).
+struct Fp8ReadView {
+  bool new_kv = true;  // this step's K / V are read back from the fp8 pool (false: FlashInfer's ragged extend)
+  bool q = false;      // q is cast to the fp8 KV dtype (trtllm_mha outside the XQA decode kernel)
+  bool operator<(const Fp8ReadView& o) const { return new_kv != o.new_kv ? new_kv < o.new_kv : q < o.q; }
+};
+
 class AttentionBackend {
  public:
   virtual ~AttentionBackend() = default;
@@ -58,6 +68,11 @@ class AttentionBackend {
   // Whether this backend (as constructed) runs `mode`, eagerly or under a CUDA graph, with or without
   // attention sinks.
   virtual Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const = 0;
+  // What an fp8 KV cache quantizes in `mode` (meaningful only with --kv-cache-dtype fp8_*).
+  virtual Fp8ReadView fp8_read_view(ForwardMode mode) const {
+    (void)mode;
+    return {};
+  }
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).
   virtual void init_forward_metadata(const ForwardBatch& fb) {

@@ -29,9 +29,31 @@ std::int64_t FlashInferBackend::float_workspace_bytes(const ModelConfig& model, 
   return env.get_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 384 * MiB);  // environ.py L702
 }
 
+namespace {
+// Every wrapper plans with data_type = the KV cache dtype (flashinfer_backend.py L1476-1489, L1747-1770).
+template <class W>
+std::unique_ptr<W> with_kv_data_type(std::unique_ptr<W> w, DType kv_dtype) {
+  w->kv_data_type = kv_dtype;
+  return w;
+}
+}  // namespace
+
+bool FlashInferBackend::extend_uses_ragged() const {
+  // L962-967: ragged unless deterministic or SGLANG_FLASHINFER_USE_PAGED.
+  return !model_runner_.server_args.enable_deterministic_inference &&
+         !model_runner_.env.get_bool("SGLANG_FLASHINFER_USE_PAGED").value_or(false);
+}
+
+Fp8ReadView FlashInferBackend::fp8_read_view(ForwardMode mode) const {
+  Fp8ReadView v;
+  v.new_kv = !(mode == ForwardMode::extend && extend_uses_ragged());
+  return v;
+}
+
 bool FlashInferBackend::use_tensor_cores(const ModelConfig& model, const ProcessEnv& env) {
   // should_use_tensor_core (L2383-2429): the environment wins; fp8 KV -> true; else Hq / Hkv >= 4.
   if (auto forced = env.get_bool("SGLANG_FLASHINFER_USE_TENSOR_CORE")) return *forced;
+  if (is_fp8(model.kv_dtype())) return true;  // 0.5.23: flashinfer_backend.py L2670-2716 (sglang-0.5.23.md §2.1)
   return model.num_qo_heads() / model.num_kv_heads() >= 4;
 }
 
@@ -49,6 +71,7 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
       num_kv_heads_(mr.model_config.num_kv_heads()),
       head_dim_(mr.model_config.head_dim),
       dtype_(mr.model_config.dtype),
+      dtype_kv_(mr.model_config.kv_dtype()),
       num_wrappers_(mr.model_config.has_sliding_window() ? 2 : 1),
       max_bs_(mr.server_args.max_running_requests),
       max_context_len_(mr.context_len()),
@@ -72,19 +95,19 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
       qo_indptr_.push_back(device_.allocate_zeroed(4LL * (max_bs_ + 1), MemKind::device, indexed("flashinfer.qo_indptr", i)));
   // F5 (L471-479): the ragged wrapper, created even with skip_prefill.
   prefill_wrapper_ragged_ =
-      std::make_unique<RaggedPrefillWrapper>(device_, workspace_buffer_, "flashinfer.prefill_wrapper_ragged");
+      with_kv_data_type(std::make_unique<RaggedPrefillWrapper>(device_, workspace_buffer_, "flashinfer.prefill_wrapper_ragged"), dtype_kv_);
   // F6, F7 (L487-500): paged and verify prefill wrappers per wrapper slot.
   if (!skip_prefill_)
     for (int i = 0; i < num_wrappers_; ++i) {
       prefill_wrappers_paged_.push_back(
-          std::make_unique<PagedPrefillWrapper>(device_, workspace_buffer_, indexed("flashinfer.prefill_wrappers_paged", i)));
+          with_kv_data_type(std::make_unique<PagedPrefillWrapper>(device_, workspace_buffer_, indexed("flashinfer.prefill_wrappers_paged", i)), dtype_kv_));
       prefill_wrappers_verify_.push_back(
-          std::make_unique<PagedPrefillWrapper>(device_, workspace_buffer_, indexed("flashinfer.prefill_wrappers_verify", i)));
+          with_kv_data_type(std::make_unique<PagedPrefillWrapper>(device_, workspace_buffer_, indexed("flashinfer.prefill_wrappers_verify", i)), dtype_kv_));
     }
   // F8 (L501-508): decode wrappers.
   for (int i = 0; i < num_wrappers_; ++i)
-    decode_wrappers_.push_back(std::make_unique<DecodeWrapper>(device_, workspace_buffer_,
-                                                               indexed("flashinfer.decode_wrappers", i), use_tensor_cores_));
+    decode_wrappers_.push_back(with_kv_data_type(std::make_unique<DecodeWrapper>(device_, workspace_buffer_,
+                                                               indexed("flashinfer.decode_wrappers", i), use_tensor_cores_), dtype_kv_));
   // F9 (L512-516): the indices updaters hold references only: nothing to allocate.
   kv_indices_.resize(static_cast<std::size_t>(num_wrappers_));
   kv_start_.resize(static_cast<std::size_t>(num_wrappers_));
@@ -311,10 +334,7 @@ void FlashInferBackend::init_forward_metadata(const ForwardBatch& fb) {
       break;
     }
     case ForwardMode::extend: {
-      // L962-967: ragged unless deterministic or SGLANG_FLASHINFER_USE_PAGED.
-      const bool use_ragged = !model_runner_.server_args.enable_deterministic_inference &&
-                              !model_runner_.env.get_bool("SGLANG_FLASHINFER_USE_PAGED").value_or(false);
-      update_extend(fb, use_ragged);
+      update_extend(fb, extend_uses_ragged());
       break;
     }
     case ForwardMode::target_verify: {
@@ -335,8 +355,8 @@ void FlashInferBackend::init_forward_metadata_out_graph(const ForwardBatch& fb, 
       auto& ws = decode_cuda_graph_metadata_[bs];
       ws.clear();
       for (int i = 0; i < num_wrappers_; ++i)
-        ws.push_back(std::make_unique<DecodeWrapper>(device_, workspace_buffer_, indexed("flashinfer.cuda_graph_decode_wrappers", i),
-                                                     use_tensor_cores_, /*use_cuda_graph=*/true, bs));
+        ws.push_back(with_kv_data_type(std::make_unique<DecodeWrapper>(device_, workspace_buffer_, indexed("flashinfer.cuda_graph_decode_wrappers", i),
+                                                     use_tensor_cores_, /*use_cuda_graph=*/true, bs), dtype_kv_));
     }
     auto it = decode_cuda_graph_metadata_.find(bs);
     if (it == decode_cuda_graph_metadata_.end()) throw std::logic_error("flashinfer: no decode graph captured for bs " + std::to_string(bs));
@@ -349,7 +369,7 @@ void FlashInferBackend::init_forward_metadata_out_graph(const ForwardBatch& fb, 
       auto& ws = prefill_cuda_graph_metadata_[bs];
       ws.clear();
       for (int i = 0; i < num_wrappers_; ++i)
-        ws.push_back(std::make_unique<PagedPrefillWrapper>(device_, workspace_buffer_, indexed("flashinfer.cuda_graph_prefill_wrappers", i)));
+        ws.push_back(with_kv_data_type(std::make_unique<PagedPrefillWrapper>(device_, workspace_buffer_, indexed("flashinfer.cuda_graph_prefill_wrappers", i)), dtype_kv_));
     }
     auto it = prefill_cuda_graph_metadata_.find(bs);
     if (it == prefill_cuda_graph_metadata_.end()) throw std::logic_error("flashinfer: no verify graph captured for bs " + std::to_string(bs));

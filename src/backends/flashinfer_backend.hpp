@@ -19,6 +19,8 @@ class FlashInferBackend : public AttentionBackend {
 
   std::string_view name() const override { return "flashinfer"; }
   Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override;
+  // Extend with the ragged wrapper reads this step's K / V from the inputs, in the model dtype (L1243-1402).
+  Fp8ReadView fp8_read_view(ForwardMode mode) const override;
   void init_forward_metadata(const ForwardBatch& fb) override;
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override;
   void init_cuda_graph_state(int max_bs, int max_num_tokens) override;
@@ -51,6 +53,8 @@ class FlashInferBackend : public AttentionBackend {
   Device& device_;
   int num_qo_heads_, num_kv_heads_, head_dim_;
   DType dtype_;
+  bool extend_uses_ragged() const;
+  DType dtype_kv_;  // the KV cache dtype (fp8 with --kv-cache-dtype fp8_*)
   int num_wrappers_;  // 2 with a sliding window (L379-381)
   int max_bs_;        // req_to_token_pool.size
   int max_context_len_;

@@ -111,6 +111,14 @@ void FlashInferWrapper::schedule(const std::vector<std::int32_t>& qo_indptr_host
                              ", more than the " + format_bytes(float_workspace_->bytes()) + " float workspace");
 }
 
+void FlashInferWrapper::set_kv_data_type(AttentionParams& p, const Layer& layer) const {
+  // plan(data_type = the KV dtype, q_data_type = the model dtype) and forward(k_scale = layer.k_scale_float,
+  // v_scale = layer.v_scale_float) (flashinfer_backend.py L1476-1489, L1747-1770; sglang-backends.md §3.1).
+  p.kv_fp8 = kv_data_type;
+  p.k_scale = layer.k_scale;
+  p.v_scale = layer.v_scale;
+}
+
 void FlashInferWrapper::fill_split(AttentionParams& p) const {
   p.kv_chunk_size = plan_.kv_chunk_size;
   p.kv_chunk_size_ptr = int_workspace_.as<std::int32_t>();
@@ -181,6 +189,7 @@ void DecodeWrapper::run(const AttentionIO& io, const void* k_cache, const void* 
   p.window_left = -1;   // SGLang does not pass window_left to decode: windows are trimmed in the indices
   p.sm_scale = layer.scaling;
   p.logits_soft_cap = layer.logit_cap;
+  set_kv_data_type(p, layer);
   fill_split(p);
   device_.kernels().attention_decode(p, device_.stream());
 }
@@ -238,6 +247,7 @@ void PagedPrefillWrapper::run(const AttentionIO& io, float* lse, const void* k_c
   p.window_left = window_left;
   p.sm_scale = layer.scaling;
   p.logits_soft_cap = layer.logit_cap;
+  set_kv_data_type(p, layer);
   fill_split(p);
   device_.kernels().attention_prefill(p, device_.stream());
 }
@@ -282,6 +292,7 @@ void RaggedPrefillWrapper::run(const AttentionIO& io, float* lse, const Layer& l
   p.window_left = window_left;
   p.sm_scale = layer.scaling;
   p.logits_soft_cap = layer.logit_cap;
+  set_kv_data_type(p, layer);
   fill_split(p);
   device_.kernels().attention_prefill(p, device_.stream());
 }

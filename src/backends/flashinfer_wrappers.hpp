@@ -38,6 +38,9 @@ struct PlanInfo {
 class FlashInferWrapper {
  public:
   const PlanInfo& plan_info() const { return plan_; }
+  // The plan's data_type (SGLang passes the KV cache dtype; q_data_type is the model dtype): fp8_e4m3 /
+  // fp8_e5m2 makes the paged reads dequantize; any other value reads the pool in the model dtype.
+  DType kv_data_type = DType::bf16;
 
  protected:
   FlashInferWrapper(Device& device, std::shared_ptr<Buffer> float_workspace, const std::string& tag);
@@ -50,6 +53,7 @@ class FlashInferWrapper {
   // indptr.to("cpu"): a device-to-host read of n int32 (a host allocation per call, as torch makes one).
   std::vector<std::int32_t> read_back(const std::int32_t* device_ptr, int n, const char* what);
   void fill_split(AttentionParams& p) const;
+  void set_kv_data_type(AttentionParams& p, const Layer& layer) const;
 
   Device& device_;
   std::string tag_;

@@ -57,6 +57,7 @@ TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
       head_dim_(mr.model_config.head_dim),
       page_size_(mr.server_args.page_size),
       dtype_(mr.model_config.dtype),
+      kv_dtype_(mr.model_config.kv_dtype()),
       max_context_len_(mr.context_len()),
       max_num_pages_(static_cast<int>(ceil_div(mr.context_len(), mr.server_args.page_size))),
       num_draft_tokens_(mr.server_args.speculative_num_draft_tokens),
@@ -113,6 +114,10 @@ Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool) const {
       return Support::yes();
     case ForwardMode::extend:
       if (cuda_graph) return Support::no("SGLang captures decode and verify only; extend runs eagerly");
+      if (use_fmha_v2_ && arch_ == 120 && kv_dtype_ == DType::fp8_e4m3)  // attention_hook.py L207-221
+        return Support::no("SGLang 0.5.23 rejects trtllm_mha prefill with --kv-cache-dtype fp8_e4m3 on SM120 "
+                           "(arg_groups/attention_hook.py L207-221; FlashInfer's fmha_v2 rejects FP8 e4m3 on SM12x, "
+                           "prefill.py L7761-7766)");
       if (use_fmha_v2_)  // 0.5.23 arg_groups/attention_hook.py L198-237; trtllm_mha_backend.py L1890-1921
         return Support::yes(std::string("fmha_v2 prefill (") + arch_name(arch_) + ", " +
                             (model_runner_.token_to_kv_pool && !model_runner_.token_to_kv_pool->fused_kv()
@@ -393,12 +398,39 @@ AttentionParams TrtllmMhaImpl::attention_params(const AttentionIO& io, const Lay
   p.window_left = layer.sliding_window_size;  // the kernel applies the window (no trimming)
   p.sm_scale = layer.scaling;                 // bmm1_scale for bf16 KV; bmm2_scale = 1
   p.sinks = layer.sinks;
+  // fp8 KV (_get_bmm_scales L425-440): bmm1_scale = q_scale * k_scale * scaling, bmm2_scale = v_scale, q_scale
+  // 1.0; the kernels fold k_scale / v_scale the same way (kernels/params.hpp).
+  p.kv_fp8 = kv_dtype_;
+  p.k_scale = layer.k_scale;
+  p.v_scale = layer.v_scale;
   return p;
+}
+
+Buffer TrtllmMhaImpl::cast_q(const AttentionIO& io, int total_q, bool decode_kernel, AttentionParams& p) const {
+  // q is cast to the fp8 KV dtype iff KV is fp8 and (not XQA or not a decode-kernel mode) (0.5.23 L1757-1762;
+  // decode L1134-1138): on SM90 the fmha_v2 extend takes fp8 q, XQA's decode / verify take q in the model dtype.
+  // q.to(dtype) allocates [T, Hq, D] fp8 per layer; q_scale is 1.0.
+  if (!is_fp8(kv_dtype_) || (is_xqa_arch(arch_) && decode_kernel)) return Buffer();
+  Buffer q8 = device_.allocate(static_cast<std::int64_t>(total_q) * num_qo_heads_ * head_dim_, MemKind::device,
+                               "trtllm_mha.forward.q_fp8");
+  KvWriteParams w;
+  w.k_new = io.q;
+  w.k_cache = q8.data();
+  w.num_tokens = total_q;
+  w.num_kv_heads = num_qo_heads_;
+  w.head_dim = head_dim_;
+  w.dtype = dtype_;
+  w.cache_fp8 = kv_dtype_;
+  device_.kernels().write_kv(w, device_.stream());
+  p.q = q8.data();
+  p.q_fp8 = true;
+  return q8;
 }
 
 void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Metadata& md, bool decode_kernel,
                            int q_len_per_req, int total_q) const {
   AttentionParams p = attention_params(io, layer, md, total_q);
+  const Buffer q8 = cast_q(io, total_q, decode_kernel, p);
   if (decode_kernel) {
     p.qo_indptr = nullptr;
     p.q_len_per_req = q_len_per_req;
@@ -413,6 +445,7 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
     // [unverified: SGLang's exact grouping of the sorted order].
     const int bs = md.batch_size;
     const std::int64_t qrow = static_cast<std::int64_t>(q_len_per_req) * num_qo_heads_ * head_dim_ * dtype_size(dtype_);
+    if (p.q_fp8) throw Unsupported("trtllm_mha: seq-len splits with an fp8 q (trtllm-gen) are not modelled");
     const std::int64_t trow = 4LL * p.page_table_stride;
     const auto* order = md.split_order.as<std::int32_t>();
     const std::string t = "trtllm_mha.forward_decode.split_";
@@ -466,7 +499,7 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
   Metadata& md = eager_metadata_;  // extend runs eagerly only
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
   const std::int64_t es = dtype_size(dtype_);
-  const std::int64_t page_bytes = static_cast<std::int64_t>(page_size_) * num_kv_heads_ * head_dim_ * es;
+  const std::int64_t page_bytes = static_cast<std::int64_t>(page_size_) * num_kv_heads_ * head_dim_ * dtype_size(kv_dtype_);
   // FlashInfer allocates the output per call (out = torch.empty((T, Hq, D)), prefill.py L7749-7756; SGLang
   // passes out=None outside piecewise graphs): counted here; the kernel writes the runner's output tensor.
   Buffer out = device_.allocate(static_cast<std::int64_t>(fb.num_tokens) * num_qo_heads_ * head_dim_ * es, MemKind::device,
@@ -474,6 +507,7 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
   // The fast path reads the pool (attention_params' K / V and block table are replaced below); the slow path
   // reads its copy.
   AttentionParams p = attention_params(io, layer, md, fb.num_tokens);
+  const Buffer q8 = cast_q(io, fb.num_tokens, /*decode_kernel=*/false, p);
   p.qo_indptr = md.cu_seqlens_q;
   Buffer pages, paged_kv;  // the slow path's per-layer copy
   if (pool.fused_kv()) {

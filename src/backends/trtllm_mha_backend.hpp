@@ -33,6 +33,12 @@ class TrtllmMhaImpl {
   static void validate(const ModelConfig& model, const ServerArgs& args);
 
   Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const;
+  // Every mode writes K / V first and reads the pool; q goes to fp8 where cast_q() casts it.
+  Fp8ReadView fp8_read_view(ForwardMode mode) const {
+    Fp8ReadView v;
+    v.q = !(is_xqa_arch(arch_) && mode != ForwardMode::extend);
+    return v;
+  }
   void init_forward_metadata(const ForwardBatch& fb);
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture);
   void init_forward_metadata_in_graph(const ForwardBatch& fb);
@@ -75,6 +81,8 @@ class TrtllmMhaImpl {
               int total_q) const;
   // The decode kernel over one group of requests (all of them without seq-len splits).
   void attend_decode(const AttentionParams& base, int q_len_per_req) const;
+  // The fp8 q cast (returns the buffer p.q now points into; empty when q stays in the model dtype).
+  Buffer cast_q(const AttentionIO& io, int total_q, bool decode_kernel, AttentionParams& p) const;
   void init_fmha_v2_batch_pages(const ForwardBatch& fb, Metadata& md) const;
   void forward_extend_fmha_v2(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
   void set_split_order(const ForwardBatch& fb, Metadata& md) const;
@@ -85,6 +93,7 @@ class TrtllmMhaImpl {
   Device& device_;
   int num_qo_heads_, num_kv_heads_, head_dim_, page_size_;
   DType dtype_;
+  DType kv_dtype_;  // the KV cache dtype (data_type = kv_cache_dtype, L242-253)
   int max_context_len_;
   int max_num_pages_;  // ceil(context_len / page_size) (L203-205)
   int num_draft_tokens_;
@@ -124,6 +133,7 @@ class TrtllmMhaMethods : public Base {
   Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override {
     return impl_.supports(mode, cuda_graph, sinks);
   }
+  Fp8ReadView fp8_read_view(ForwardMode mode) const override { return impl_.fp8_read_view(mode); }
   void init_forward_metadata(const ForwardBatch& fb) override { impl_.init_forward_metadata(fb); }
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override {
     impl_.init_forward_metadata_out_graph(fb, in_capture);

@@ -22,7 +22,7 @@ int ModelConfig::layer_sliding_window_size(int layer) const {
 }
 
 long long ModelConfig::kv_bytes_per_token() const {
-  return 2LL * num_layers * num_kv_heads() * head_dim * dtype_size(dtype);
+  return 2LL * num_layers * num_kv_heads() * head_dim * dtype_size(kv_dtype());
 }
 
 const std::vector<ModelConfig>& model_presets() {

@@ -28,8 +28,16 @@ struct ModelConfig {
   // it. Empty: every layer is windowed (Mistral). Meaningful only when sliding_window > 0.
   std::vector<bool> sliding_layers;
   bool has_sinks = false;       // learned attention-sink logits per head (GPT-OSS): the run's --sinks default
-  DType dtype = DType::bf16;    // model and KV dtype
+  DType dtype = DType::bf16;    // model dtype: queries, outputs, new K/V; the KV cache unless kv_fp8 says fp8
+  // --kv-cache-dtype fp8_e4m3 / fp8_e5m2: the KV cache's fp8 format. Any non-fp8 value: the cache is in `dtype`.
+  DType kv_fp8 = DType::bf16;
+  // Per-tensor KV scales as SGLang passes them (layer.k_scale_float / v_scale_float): 1.0 unless a checkpoint
+  // gives one (layers/radix_attention.py; sglang-backends.md §3.1 forward_decode). Stored = value / scale,
+  // read = stored * scale. Used only with an fp8 cache.
+  float k_scale = 1.0f;
+  float v_scale = 1.0f;
 
+  DType kv_dtype() const { return is_fp8(kv_fp8) ? kv_fp8 : dtype; }  // the KV pool's storage dtype
   int num_qo_heads() const { return num_attention_heads / tp_size; }                   // per rank
   int num_kv_heads() const { return std::max(1, num_key_value_heads / tp_size); }     // per rank
   // True when any layer has a window (FlashInfer then builds two wrapper sets).
@@ -37,7 +45,7 @@ struct ModelConfig {
   // SGLang's layer.sliding_window_size for layer `layer`: config.sliding_window - 1 on windowed layers,
   // -1 on full-attention layers (models/gemma3_causal.py L59-60, gpt_oss.py L123-124).
   int layer_sliding_window_size(int layer) const;
-  // Bytes of KV cache one token occupies on this rank: 2 (K and V) * layers * kv_heads * head_dim * dtype size.
+  // Bytes of KV cache one token occupies on this rank: 2 (K and V) * layers * kv_heads * head_dim * kv dtype size.
   long long kv_bytes_per_token() const;
 };
 

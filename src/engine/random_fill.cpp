@@ -18,14 +18,7 @@ void fill_uniform(Device& device, void* data, std::int64_t n, DType dtype, std::
 
 float seeded_element(std::uint64_t seed, std::int64_t i, DType dtype, float lo, float hi) {
   const float v = lo + (hi - lo) * uniform_at(seed, static_cast<std::uint64_t>(i));
-  switch (dtype) {
-    case DType::bf16:
-      return bf16_to_float(float_to_bf16(v));
-    case DType::fp16:
-      return fp16_to_float(float_to_fp16(v));
-    default:
-      return v;
-  }
+  return round_to_dtype(v, dtype);
 }
 
 std::uint64_t seed_for(std::uint64_t seed, std::string_view name, std::int64_t index) {

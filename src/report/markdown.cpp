@@ -254,14 +254,18 @@ std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, co
       diff(&ResultRow::capture_device_bytes, s.device);
       diff(&ResultRow::ctor_pinned_bytes, s.pinned);
       diff(&ResultRow::capture_pinned_bytes, s.pinned);
-      const int db = dtype_bytes(lean->dtype);
+      // The KV cache's element size: an fp8 cache (--kv-cache-dtype, named in the case id) holds 1 byte.
+      const bool fp8_cache = lean->case_id.find("/kvcache=fp8_") != std::string::npos;
+      const int db = fp8_cache ? 1 : dtype_bytes(lean->dtype);
+      const std::string cache_dtype =
+          fp8_cache ? lean->case_id.substr(lean->case_id.find("/kvcache=") + 9, 8) : lean->dtype;
       // SGLang's KV cache holds every layer of the model: count the full depth when it is known.
       const auto full = model_layers.find(model);
       const bool known = full != model_layers.end() && full->second > 0;
       const int layers = known ? full->second : lean->layers;
       s.kv_bytes_per_token = 2LL * lean->num_kv_heads * lean->head_dim * db * layers;
       s.basis = "2 x " + std::to_string(lean->num_kv_heads) + " KV heads x " +
-                std::to_string(lean->head_dim) + " head_dim x " + std::to_string(db) + " B (" + lean->dtype +
+                std::to_string(lean->head_dim) + " head_dim x " + std::to_string(db) + " B (" + cache_dtype +
                 ") x " + std::to_string(layers) + " layers";
       if (known) {
         s.depth = "the full model: " + std::to_string(layers) + " layers" +

@@ -90,6 +90,7 @@ void for_each_configuration(const RunPlan& p, const ConfigurationVisitor& visit)
     ModelConfig model = resolve_model(model_name, p.model);
     for (const auto& dtype_str : p.dtypes) {
       model.dtype = parse_dtype(dtype_str, "--dtype");
+      apply_kv_cache_dtype(model, p.model);
       for (const auto& mode_name : p.modes) {
         const ForwardMode mode = parse_mode(mode_name);
         for (int page : p.page_sizes) visit(model, mode, page, case_server_args(base, mode, page, p.draft_tokens));
@@ -255,6 +256,7 @@ std::vector<Case> expand_cases(const RunPlan& p) {
           if (mode == ForwardMode::target_verify) id += "/draft=" + std::to_string(p.draft_tokens);
         }
         id += "/p=" + std::to_string(page) + "/" + std::string(dtype_name(model.dtype));
+        if (model.kv_dtype() != model.dtype) id += "/kvcache=" + std::string(dtype_name(model.kv_dtype()));
         if (p.seeds.size() > 1 || seed != 1) id += "/seed=" + std::to_string(seed);
         if (c.sinks) id += "/sinks";
         const std::string length_source = !trace.empty() ? "--trace " + printable(p.trace)

@@ -41,7 +41,7 @@ const std::vector<std::string>& case_list_columns() {
       "draft_tokens", "seed", "sinks", "layer_windows", "sm_scale", "context_len", "max_running_requests",
       "cuda_graph_max_bs", "flashinfer_workspace_bytes", "flashinfer_use_tensor_cores", "flashinfer_use_paged",
       "trtllm_workspace_bytes", "timings", "warmup", "min_samples", "max_samples", "target_spread_pct",
-      "time_budget_s", "flush_l2"};
+      "time_budget_s", "flush_l2", "kv_cache_dtype", "k_scale", "v_scale"};
   return k;
 }
 
@@ -72,7 +72,10 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
         fact(facts, "flashinfer_use_tensor_cores"),
         c.server.env_flashinfer_use_paged ? "1" : "0", fact(facts, "trtllm_workspace_bytes"), timing_list,
         std::to_string(s.sampling.warmup), std::to_string(s.sampling.min_samples), std::to_string(s.sampling.max_samples),
-        number(s.sampling.target_spread_pct), number(s.sampling.time_budget_s), s.flush_l2 ? "1" : "0"};
+        number(s.sampling.target_spread_pct), number(s.sampling.time_budget_s), s.flush_l2 ? "1" : "0",
+        // The KV cache's storage dtype (the model dtype unless --kv-cache-dtype fp8_*) and SGLang's per-tensor
+        // scales (layer.k_scale_float / v_scale_float).
+        std::string(dtype_name(m.kv_dtype())), number(m.k_scale), number(m.v_scale)};
     for (std::size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];
     os << "\n";
   }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <functional>
+#include <map>
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -49,6 +51,10 @@ class PhaseTimes {
   std::string text_;
 };
 
+// The references of a case's validated layers for one fp8 read view, computed on first use.
+using ReferenceProvider = std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&)>;
+
+
 struct BackendResult {
   std::vector<ResultRow> rows;
   bool validated = false;
@@ -59,7 +65,7 @@ struct BackendResult {
 
 // One backend on a fresh device: construction, the validation step, eager timing and (CUDA) the graph row.
 BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMaker& make_device, const CaseMemory& need,
-                          const std::vector<ReferenceLayer>& refs, const RunSettings& s, PhaseTimes& phases) {
+                          const ReferenceProvider& refs_for, const RunSettings& s, PhaseTimes& phases) {
   BackendResult out;
   phases.section(info.name);
   std::unique_ptr<Device> dev = make_device();
@@ -92,6 +98,8 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     append_note(eager.note, sup.reason);
 
     phases.mark("set-up");
+    const std::vector<ReferenceLayer>& refs = refs_for(backend.fp8_read_view(c.mode));
+    phases.mark("reference");
     const ValidationStep v = run_validation_step(c, backend, *dev, wl, refs);
     phases.mark("validation");
     out.output_hash = v.output_hash;
@@ -187,15 +195,23 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
       return out;
     }
   }
-  PhaseTimes phases;
-  std::vector<ReferenceLayer> refs;
+  // One reference per fp8 read view (without an fp8 cache every view reads the same values: one reference).
   const HostBatch host = plan_host_batch(c);
-  for (int l : validated_layers(c.model.num_layers)) refs.push_back(reference_layer(c, host, l, s.reference_flop_budget));
-  phases.mark("reference");
+  std::map<Fp8ReadView, std::vector<ReferenceLayer>> refs_by_view;
+  const ReferenceProvider refs_for = [&](const Fp8ReadView& asked) -> const std::vector<ReferenceLayer>& {
+    const Fp8ReadView view = is_fp8(c.model.kv_dtype()) ? asked : Fp8ReadView{};
+    auto it = refs_by_view.find(view);
+    if (it != refs_by_view.end()) return it->second;
+    std::vector<ReferenceLayer> refs;
+    for (int l : validated_layers(c.model.num_layers))
+      refs.push_back(reference_layer(c, host, l, s.reference_flop_budget, view));
+    return refs_by_view.emplace(view, std::move(refs)).first->second;
+  };
 
+  PhaseTimes phases;
   std::vector<BackendResult> results;
   for (const auto& name : backends) {
-    results.push_back(run_backend(c, find_backend(name), make_device, need, refs, s, phases));
+    results.push_back(run_backend(c, find_backend(name), make_device, need, refs_for, s, phases));
     phases.mark("teardown");
     if (results.back().sticky) {
       out.sticky_device_error = true;

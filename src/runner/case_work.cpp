@@ -8,7 +8,8 @@ namespace attnbench {
 
 StepWork step_work(const Case& c) {
   const ModelConfig& m = c.model;
-  const double es = dtype_size(m.dtype);
+  const double es = dtype_size(m.dtype);        // q, o and the new k / v (model dtype)
+  const double kes = dtype_size(m.kv_dtype());  // the KV cache read (1 byte per element with fp8)
   StepWork w;
   for (int l = 0; l < m.num_layers; ++l) {
     const int window = m.layer_sliding_window_size(l);
@@ -22,7 +23,7 @@ StepWork step_work(const Case& c) {
       }
       w.flops += 4.0 * pairs * m.num_qo_heads() * m.head_dim;
       const std::int64_t keys = window >= 0 ? std::min<std::int64_t>(pre + n, window + n) : pre + n;
-      kv_layer += 2.0 * keys * m.num_kv_heads() * m.head_dim * es;
+      kv_layer += 2.0 * keys * m.num_kv_heads() * m.head_dim * kes;
     }
     w.bytes += kv_layer;
     if (l == 0) w.kv_bytes_layer = kv_layer;
@@ -42,7 +43,7 @@ CaseMemory estimate_case_memory(const Case& c) {
   }
   const std::int64_t slots = (pages + pages / 4 + 5) * P;
   CaseMemory cm;
-  cm.kv_pool_bytes = 2LL * m.num_layers * slots * m.num_kv_heads() * m.head_dim * es;
+  cm.kv_pool_bytes = 2LL * m.num_layers * slots * m.num_kv_heads() * m.head_dim * dtype_size(m.kv_dtype());
   const std::int64_t t = c.q_tokens();
   cm.total_bytes = cm.kv_pool_bytes + 4LL * (c.batch + 1) * c.kv_len_max()           // req_to_token
                    + 4 * t * (m.num_qo_heads() + m.num_kv_heads()) * m.head_dim * es  // q, k, v, o (and graph copies)

@@ -14,7 +14,7 @@ namespace attnbench {
 // windowed pairs counted as computed only where visible.
 struct StepWork {
   double flops = 0;
-  double bytes = 0;          // K/V read once per request and layer + q read + o written + new K/V written
+  double bytes = 0;          // K/V read once per request and layer (KV-cache dtype: fp8 = 1 B) + q read + o written + new K/V written
   double kv_bytes_layer = 0;  // K/V bytes one layer reads (the working set the L2 sees)
 };
 StepWork step_work(const Case& c);

@@ -122,6 +122,7 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
   c.push_back({"model", m.name + " (" + std::to_string(m.num_qo_heads()) + " q / " + std::to_string(m.num_kv_heads()) +
                             " kv heads per rank, head_dim " + std::to_string(m.head_dim) + ", " +
                             std::to_string(m.num_layers) + " layers, " + std::string(dtype_name(m.dtype)) +
+                            (m.kv_dtype() != m.dtype ? ", KV cache " + std::string(dtype_name(m.kv_dtype())) : "") +
                             (m.has_sliding_window() ? ", window " + std::to_string(m.sliding_window) : "") + ")"});
   c.push_back({"context_len", std::to_string(req.server.effective_context_len(m))});
   c.push_back({"max_running_requests", std::to_string(req.server.max_running_requests)});

@@ -37,7 +37,12 @@ ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
   if (m.layers > 0) model.num_layers = m.layers;
   if (m.tp_size < 0) throw InputError("--tp-size: must be positive (got " + std::to_string(m.tp_size) + ")");
   if (m.tp_size > 0) model.tp_size = m.tp_size;
+  apply_kv_cache_dtype(model, m);
   return model;
+}
+
+void apply_kv_cache_dtype(ModelConfig& model, const ModelOptions& m) {
+  model.kv_fp8 = parse_kv_cache_dtype(m.kv_cache_dtype, model.dtype);
 }
 
 ServerArgs resolve_server_args(const ModelOptions& m) {
@@ -79,7 +84,7 @@ void validate_axes(const RunPlan& p) {
   // Unknown names first (a repeated option may also bring an unknown value: that is the error to name).
   for (const auto& m : p.models) find_model_preset(m);
   for (const auto& m : p.modes) parse_mode(m);
-  for (const auto& d : p.dtypes) parse_dtype(d, "--dtype");
+  for (const auto& d : p.dtypes) parse_kv_cache_dtype(p.model.kv_cache_dtype, parse_dtype(d, "--dtype"));
   reject_repeated(p.models, "--model");
   reject_repeated(p.backends, "--attention-backend (--backend)");
   reject_repeated(p.modes, "--mode");

@@ -24,6 +24,7 @@ struct ModelOptions {
   std::string flashinfer_use_tensor_core;       // SGLANG_FLASHINFER_USE_TENSOR_CORE: "", "true" or "false"
   std::string device = "auto";                  // auto | cpu | cuda
   std::string arch;                             // --arch: sm90 | sm100 | sm120; empty: the device's
+  std::string kv_cache_dtype = "auto";          // SGLang's --kv-cache-dtype: auto | bf16 | fp16 | fp8_e4m3 | fp8_e5m2
 };
 
 // InputError "<option>: the value 'V' is given twice (a list holds each value once)" when `values` holds a value
@@ -33,8 +34,12 @@ struct ModelOptions {
 template <class T>
 void reject_repeated(const std::vector<T>& values, const std::string& option);
 
-// The preset `name` with --layers / --tp-size applied (InputError naming --model, --layers or --tp-size).
+// The preset `name` with --layers / --tp-size / --kv-cache-dtype applied (InputError naming --model, --layers,
+// --tp-size or --kv-cache-dtype).
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m);
+// Sets model.kv_fp8 from --kv-cache-dtype against model.dtype (after --dtype changed it); InputError naming
+// --kv-cache-dtype.
+void apply_kv_cache_dtype(ModelConfig& model, const ModelOptions& m);
 // m.server with the environment options applied (InputError naming --flashinfer-workspace-size).
 ServerArgs resolve_server_args(const ModelOptions& m);
 // "all" expands to every registered backend, in registry order; names are checked against the registry

@@ -77,6 +77,7 @@ SweepOptions sweep_options(const RunPlan& p, const std::vector<std::string>& bac
       {"--backend", joined(backends)},
       {"--mode", joined(p.modes)},
       {"--dtype", joined(p.dtypes)},
+      {"--kv-cache-dtype", p.model.kv_cache_dtype},
       {"--batch", joined(p.batches)},
       {"--kv-len", joined(p.kv_lens)},
       {"--prefix-len", joined(p.prefix_lens)},

@@ -9,7 +9,8 @@
 
 namespace attnbench {
 
-Tolerance tolerance_for(DType t) {
+Tolerance tolerance_for(DType t, DType kv) {
+  (void)kv;  // fp8 KV: the output dtype's tolerance (validation.hpp says why)
   switch (t) {
     case DType::bf16:
       return {4 * 0.00390625, 4 * 0.00390625};  // 4 ulp of bf16 at 1.0 (2^-8)
@@ -17,6 +18,8 @@ Tolerance tolerance_for(DType t) {
       return {4 * 0.0009765625, 4 * 0.0009765625};  // 4 ulp of fp16 at 1.0 (2^-10)
     case DType::fp32:
       return {1e-4, 1e-4};
+    default:  // fp8 is a KV-cache dtype, never an output dtype
+      break;
   }
   return {0, 0};
 }
@@ -60,13 +63,17 @@ std::vector<int> validated_layers(int num_layers) {
   return {0, num_layers - 1};
 }
 
-ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget) {
+ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget,
+                               const Fp8ReadView& view) {
   const ModelConfig& m = c.model;
   const int Hq = m.num_qo_heads(), Hkv = m.num_kv_heads(), D = m.head_dim;
   const int window = m.layer_sliding_window_size(layer);
   const WorkloadSeeds seeds = workload_seeds(c.seed);
   const std::uint64_t kseed = TokenToKVPool::fill_seed(seeds.pool, false, layer);
   const std::uint64_t vseed = TokenToKVPool::fill_seed(seeds.pool, true, layer);
+  const DType kv_t = m.kv_dtype();
+  const bool fp8 = is_fp8(kv_t);
+  const double ks = fp8 ? m.k_scale : 1.0, vs = fp8 ? m.v_scale : 1.0;
 
   // Work of the full reference: sum over requests of q_len * kv_len * Hq * D * 4.
   double flops = 0;
@@ -123,12 +130,20 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
         const std::size_t dst = static_cast<std::size_t>(t) * Hkv * D + e;
         if (t < pre) {
           const std::int64_t src = static_cast<std::int64_t>(h.slots[i][t]) * Hkv * D + e;
-          k[dst] = seeded_element(kseed, src, m.dtype, -1.0f, 1.0f);
-          v[dst] = seeded_element(vseed, src, m.dtype, -1.0f, 1.0f);
+          // The pool's fill, in its storage dtype; fp8: stored * scale.
+          k[dst] = static_cast<double>(seeded_element(kseed, src, kv_t, -1.0f, 1.0f)) * ks;
+          v[dst] = static_cast<double>(seeded_element(vseed, src, kv_t, -1.0f, 1.0f)) * vs;
         } else {
           const std::int64_t src = static_cast<std::int64_t>(h.q_offset[i] + t - pre) * Hkv * D + e;
-          k[dst] = seeded_element(seeds.k_new, src, m.dtype, -kKvRange, kKvRange);
-          v[dst] = seeded_element(seeds.v_new, src, m.dtype, -kKvRange, kKvRange);
+          const float kn = seeded_element(seeds.k_new, src, m.dtype, -kKvRange, kKvRange);
+          const float vn = seeded_element(seeds.v_new, src, m.dtype, -kKvRange, kKvRange);
+          if (fp8 && view.new_kv) {  // the KV write: stored = fp8(x / scale) (float division, as the kernels)
+            k[dst] = static_cast<double>(round_to_dtype(kn / m.k_scale, kv_t)) * ks;
+            v[dst] = static_cast<double>(round_to_dtype(vn / m.v_scale, kv_t)) * vs;
+          } else {
+            k[dst] = kn;
+            v[dst] = vn;
+          }
         }
       }
     }
@@ -137,7 +152,10 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
     for (int j = 0; j < rows; ++j)
       for (int e = 0; e < Hq * D; ++e) {
         const std::int64_t src = static_cast<std::int64_t>(h.q_offset[i] + rg.r0 + j) * Hq * D + e;
-        q[static_cast<std::size_t>(j) * Hq * D + e] = seeded_element(seeds.q, src, m.dtype, -kQueryRange, kQueryRange);
+      {
+        const float qe = seeded_element(seeds.q, src, m.dtype, -kQueryRange, kQueryRange);
+        q[static_cast<std::size_t>(j) * Hq * D + e] = fp8 && view.q ? round_to_dtype(qe, kv_t) : qe;  // q_scale 1
+      }
       }
     ReferenceCase rc;
     rc.q_len = rows;
@@ -158,7 +176,7 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
 
 ErrorStats compare_with_reference(const Case& c, const ReferenceLayer& ref, const void* output_host) {
   const int Hq = c.model.num_qo_heads(), D = c.model.head_dim;
-  const Tolerance tol = tolerance_for(c.model.dtype);
+  const Tolerance tol = tolerance_for(c.model.dtype, c.model.kv_dtype());
   ErrorStats s;
   for (std::size_t r = 0; r < ref.rows.size(); ++r) {
     const std::int64_t row = ref.rows[r];

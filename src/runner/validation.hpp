@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/attention_backend.hpp"
 #include "core/dtype.hpp"
 #include "runner/case.hpp"
 #include "runner/workload.hpp"
@@ -16,10 +17,15 @@ namespace attnbench {
 
 // Four units in the last place of the storage dtype at 1.0 (outputs are O(1)): inputs are exact in the
 // dtype, accumulation is fp32, and the extend path rounds twice (two partial states, then the merge).
+// An fp8 KV cache (kv != t) keeps the output dtype's tolerance: the reference reads the same fp8-stored
+// values the kernels read (the storage error is in the inputs both see), fp8 -> fp32 conversion is exact, and
+// the scales are applied in fp32 (logit and output factors); what remains is the kernel's fp32 accumulation and
+// its bf16 / fp16 rounding of P and the output, as without fp8.
 struct Tolerance {
   double atol, rtol;
 };
-Tolerance tolerance_for(DType t);
+Tolerance tolerance_for(DType t, DType kv);
+inline Tolerance tolerance_for(DType t) { return tolerance_for(t, t); }
 
 struct ErrorStats {
   double max_abs = 0.0;
@@ -43,7 +49,9 @@ struct ReferenceLayer {
   bool sampled = false;      // true when not every row is checked
   int requests_checked = 0;
 };
-ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget);
+// With an fp8 KV cache, the inputs pass through fp8 as `view` says (cached tokens always: stored * scale).
+ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget,
+                               const Fp8ReadView& view = {});
 
 // Compares a backend's output of one layer (host copy, storage dtype) with the reference.
 ErrorStats compare_with_reference(const Case& c, const ReferenceLayer& ref, const void* output_host);

@@ -64,7 +64,7 @@ Workload::Workload(Device& device, const Case& c) : device_(device), case_(c), r
   const int width = static_cast<int>(std::max<std::int64_t>(1, c.kv_len_max()));
   req_to_token_pool_ = std::make_unique<ReqToTokenPool>(device, c.batch, width);
   token_to_kv_pool_ = std::make_unique<TokenToKVPool>(device, cap, c.server.page_size, m.num_layers, m.num_kv_heads(),
-                                                      m.head_dim, m.dtype, /*shuffle=*/true, seeds.pool,
+                                                      m.head_dim, m.kv_dtype(), /*shuffle=*/true, seeds.pool,
                                                       c.server.fused_kv_pool());
   // The device pool's allocator is the same as the plan's: check the slot maps agree.
   for (int i = 0; i < c.batch; ++i) {
@@ -99,6 +99,8 @@ Workload::Workload(Device& device, const Case& c) : device_(device), case_(c), r
     layer.layer_id = l;
     layer.scaling = 1.0f / std::sqrt(static_cast<float>(m.head_dim));
     layer.sliding_window_size = m.layer_sliding_window_size(l);
+    layer.k_scale = m.k_scale;
+    layer.v_scale = m.v_scale;
     layer.sinks = c.sinks ? sinks_.as<const float>() : nullptr;
     layers_.push_back(layer);
   }

@@ -172,6 +172,11 @@ std::vector<BinaryCase> binary_cases(const TempDir& d) {
       {"cli", "run --device cpu --model gpt-9 --batch 1 --kv-len 8 --out {OUT}", {"--model", "gpt-9"}},
       {"cli", run + " --mode prefill", {"--mode", "prefill"}},
       {"cli", run + " --dtype fp8", {"--dtype", "fp8"}},
+      {"cli", run + " --kv-cache-dtype fp8", {"--kv-cache-dtype", "fp8"}},
+      {"cli", run + " --kv-cache-dtype fp8_e4m3fn", {"--kv-cache-dtype", "fp8_e4m3fn"}},
+      {"cli", run + " --kv-cache-dtype fp16", {"--kv-cache-dtype", "fp16"}},  // the model dtype is bf16
+      {"cli", run + " --kv-cache-dtype", {"--kv-cache-dtype"}},
+      {"cli", "memory --device cpu --kv-cache-dtype int8", {"--kv-cache-dtype", "int8"}},
       {"cli", run + " --backend fastattn", {"--backend", "fastattn"}},
       {"cli", run + " --page-size 3", {"--page-size"}},
       {"cli", run + " --page-size 8 --backend trtllm_mha", {"--page-size"}},

@@ -53,11 +53,13 @@ struct Spec {
   int chunk = 0;       // fixed / via_ptr chunk size
   int max_chunks = 1;  // split launch bound
   std::uint64_t seed = 1;
+  DType kv_fp8 = DType::bf16;  // fp8_e4m3 / fp8_e5m2: the pool (token / block addressing) in fp8 with the scales
+  float k_scale = 1.0f, v_scale = 1.0f;
 
   std::string name() const {
     static const char* addr[] = {"ragged", "token", "block"};
     static const char* sp[] = {"none", "fixed", "even", "ptr"};
-    std::string s = std::string(dtype_name(dtype)) + " hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) +
+    std::string s = std::string(dtype_name(dtype)) + (is_fp8(kv_fp8) ? "+" + std::string(dtype_name(kv_fp8)) : "") + " hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) +
                     " D=" + std::to_string(dim) + " " + addr[static_cast<int>(addressing)];
     if (addressing == KvAddressing::block_table) s += " p=" + std::to_string(page_size);
     s += " bs=" + std::to_string(kv_lens.size());
@@ -112,6 +114,9 @@ struct HostCase {
     p.num_kv_heads = s.hkv;
     p.head_dim = s.dim;
     p.dtype = s.dtype;
+    p.kv_fp8 = s.kv_fp8;
+    p.k_scale = s.k_scale;
+    p.v_scale = s.v_scale;
     p.causal = s.causal;
     p.window_left = s.window_left;
     p.sm_scale = s.scale_mult / std::sqrt(static_cast<float>(s.dim));
@@ -197,8 +202,9 @@ HostCase make_case(const Spec& s) {
     for (int i = 0; i < s.hq; ++i) h.sinks.push_back(u(rng));
   }
   h.q = random_values(s.dtype, static_cast<std::int64_t>(h.total_q) * s.hq * s.dim, s.seed * 3 + 1);
-  h.k = random_values(s.dtype, h.num_rows * s.hkv * s.dim, s.seed * 3 + 2);
-  h.v = random_values(s.dtype, h.num_rows * s.hkv * s.dim, s.seed * 3 + 3);
+  const DType kvt = is_fp8(s.kv_fp8) && s.addressing != KvAddressing::ragged ? s.kv_fp8 : s.dtype;
+  h.k = random_values(kvt, h.num_rows * s.hkv * s.dim, s.seed * 3 + 2);
+  h.v = random_values(kvt, h.num_rows * s.hkv * s.dim, s.seed * 3 + 3);
   h.o.assign(static_cast<std::size_t>(h.total_q) * s.hq * s.dim * dtype_size(s.dtype), 0xFF);
   h.lse.assign(static_cast<std::size_t>(h.total_q) * s.hq, NAN);
   attention_decode_cpu(h.params());
@@ -320,6 +326,60 @@ void check_case(Device& dev, const Spec& s) {
 }
 
 // ---- correctness ---------------------------------------------------------------------------------------
+
+// fp8 KV pool (--kv-cache-dtype): the tensor-core kernel's fp8 variants (16-byte fp8 copies, conversion in
+// registers) against the CPU twin, with SGLang-style per-tensor scales, both addressings, every head dim, GQA,
+// windows, sinks, q_len_per_req 4, split-KV; the same tolerance as the 16-bit pool (the twin reads the same
+// stored values; the conversion is exact).
+TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::uint64_t seed = 900;
+  for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (DType dt : {DType::bf16, DType::fp16})
+      for (int dim : {64, 128, 256})
+        for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
+          Spec s;
+          s.dtype = dt;
+          s.kv_fp8 = kv;
+          s.k_scale = 0.75f;
+          s.v_scale = 1.25f;
+          s.dim = dim;
+          s.addressing = addr;
+          s.page_size = 64;
+          s.seed = ++seed;
+          check_case(*dev, s);
+          s.hq = 32;
+          s.hkv = 8;
+          s.q_len = 4;
+          s.window_left = 100;
+          s.sinks = true;
+          s.seed = ++seed;
+          check_case(*dev, s);
+          s.q_len = 1;
+          s.window_left = -1;
+          s.sinks = false;
+          s.kv_lens = {4000, 1, 2500};
+          s.split = Split::even;
+          s.max_chunks = 8;
+          s.seed = ++seed;
+          check_case(*dev, s);
+        }
+}
+
+// A wrong v_scale on the GPU side must be caught by the comparison (the test above is not vacuous).
+TEST(DecodeAttention, Fp8WrongScaleIsCaught) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  Spec s;
+  s.kv_fp8 = DType::fp8_e4m3;
+  s.v_scale = 1.25f;
+  HostCase h = make_case(s);
+  DeviceCase d = to_device(*dev, h);
+  d.p.v_scale = 1.0f;
+  const Errors e = run_and_compare(*dev, h, d);
+  EXPECT_GT(e.max_abs, tolerance(s.dtype));
+}
 
 TEST(DecodeAttention, SweepDtypeHeadDimGroupAddressing) {
   ATTNBENCH_REQUIRE_GPU();

@@ -108,6 +108,9 @@ struct Case {
   bool lse = true;
   bool use_qo_indptr = true;  // false: q_len_per_req = q_lens[0] (all equal)
   std::uint64_t seed = 1;
+  DType kv_fp8 = DType::bf16;  // fp8_e4m3 / fp8_e5m2: the pool in fp8 (--kv-cache-dtype), with the scales below
+  float k_scale = 1.0f, v_scale = 1.0f;
+  bool q_fp8 = false;  // q stored in kv_fp8 too (trtllm_mha's fmha_v2 extend)
 };
 
 // Host-side inputs of one case, laid out as the addressing mode wants.
@@ -173,9 +176,10 @@ Inputs make_inputs(const Case& c) {
   in.kv_start.assign(c.kv_start_pos.begin(), c.kv_start_pos.end());
   const std::int64_t qn = static_cast<std::int64_t>(in.total_q) * c.hq * c.head_dim;
   const std::int64_t kvn = in.kv_rows * c.hkv * c.head_dim;
-  in.q = random_tensor(qn, c.dtype, c.seed * 3 + 0, -4.0f, 4.0f);
-  in.k = random_tensor(kvn, c.dtype, c.seed * 3 + 1, -1.0f, 1.0f);
-  in.v = random_tensor(kvn, c.dtype, c.seed * 3 + 2, -1.0f, 1.0f);
+  const bool fp8_pool = is_fp8(c.kv_fp8) && c.addressing != KvAddressing::ragged;
+  in.q = random_tensor(qn, c.q_fp8 && is_fp8(c.kv_fp8) ? c.kv_fp8 : c.dtype, c.seed * 3 + 0, -4.0f, 4.0f);
+  in.k = random_tensor(kvn, fp8_pool ? c.kv_fp8 : c.dtype, c.seed * 3 + 1, -1.0f, 1.0f);
+  in.v = random_tensor(kvn, fp8_pool ? c.kv_fp8 : c.dtype, c.seed * 3 + 2, -1.0f, 1.0f);
   if (c.sinks)
     for (int h = 0; h < c.hq; ++h) in.sinks.push_back(-2.0f + 4.0f * uniform_at(c.seed * 3 + 5, h));
   return in;
@@ -217,6 +221,10 @@ AttentionParams make_params(const Case& c, const Inputs& in, const Ptrs& p) {
   a.num_kv_heads = c.hkv;
   a.head_dim = c.head_dim;
   a.dtype = c.dtype;
+  a.kv_fp8 = c.kv_fp8;
+  a.k_scale = c.k_scale;
+  a.v_scale = c.v_scale;
+  a.q_fp8 = c.q_fp8;
   a.causal = c.causal;
   a.window_left = c.window_left;
   a.sm_scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
@@ -478,6 +486,27 @@ TEST_P(PrefillAttentionCases, MatchesCpuTwin) {
 
 INSTANTIATE_TEST_SUITE_P(Prefill, PrefillAttentionCases, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// fp8 KV pool (and fp8 q, as trtllm_mha's fmha_v2 extend takes it) against the CPU twin, with per-tensor scales.
+TEST(PrefillAttention, Fp8KvAgainstCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  std::uint64_t seed = 300;
+  for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table})
+      for (bool q8 : {false, true}) {
+        Case c = base_case(std::string("fp8_") + std::string(dtype_name(kv)) + "_" + addressing_name(addr) +
+                               (q8 ? "_q8" : ""),
+                           addr, {300, 1, 129}, {0, 700, 64});
+        c.kv_fp8 = kv;
+        c.k_scale = 0.75f;
+        c.v_scale = 1.25f;
+        c.q_fp8 = q8;
+        c.page_size = 64;
+        c.window_left = q8 ? 200 : -1;
+        c.seed = ++seed;
+        run_case(c);
+      }
+}
 
 TEST(PrefillAttention, LargeCausalFourRequests) {
   SKIP_WITHOUT_GPU();

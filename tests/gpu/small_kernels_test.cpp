@@ -143,6 +143,78 @@ TEST(SmallKernels, WriteKvIsBitIdenticalToCpu) {
   }
 }
 
+// fp8 cache (--kv-cache-dtype): the GPU's quantizing write (cuda_fp8.h, satfinite) equals the hand-written CPU
+// twin byte for byte, with scales, for both formats, including values that saturate (|x / scale| > 448 for
+// e4m3); and the pool fill's fp8 rounding (shared host/device code) equals the host's.
+TEST(SmallKernels, Fp8WriteKvAndFillAreBitIdenticalToCpu) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::mt19937_64 rng(6);
+  for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (DType dt : {DType::bf16, DType::fp16}) {
+      const int tokens = 333, heads = 4, dim = 128, slots = 1000;
+      const std::int64_t row = static_cast<std::int64_t>(heads) * dim;
+      FillParams fp;
+      std::vector<std::uint8_t> k_new(static_cast<std::size_t>(tokens * row * 2)), v_new(k_new.size());
+      fp.dtype = dt;
+      fp.n = tokens * row;
+      fp.lo = -600.0f;  // beyond e4m3's 448 at scale 1: the saturating path
+      fp.hi = 600.0f;
+      fp.data = k_new.data();
+      fp.seed = 21;
+      fill_uniform_cpu(fp);
+      fp.data = v_new.data();
+      fp.seed = 22;
+      fill_uniform_cpu(fp);
+      auto k_cache = random_bytes_of(kv, slots * row, 23);
+      auto v_cache = random_bytes_of(kv, slots * row, 24);
+      std::vector<std::int64_t> all(static_cast<std::size_t>(slots));
+      std::iota(all.begin(), all.end(), 0);
+      std::shuffle(all.begin(), all.end(), rng);
+      std::vector<std::int64_t> loc(all.begin(), all.begin() + tokens);
+      Buffer dk = upload(*dev, k_new, "test.k_new"), dv = upload(*dev, v_new, "test.v_new");
+      Buffer dkc = upload(*dev, k_cache, "test.k_cache"), dvc = upload(*dev, v_cache, "test.v_cache");
+      Buffer dloc = upload(*dev, loc, "test.loc");
+      KvWriteParams p;
+      p.k_new = dk.data();
+      p.v_new = dv.data();
+      p.out_cache_loc = dloc.as<std::int64_t>();
+      p.k_cache = dkc.data();
+      p.v_cache = dvc.data();
+      p.num_tokens = tokens;
+      p.num_kv_heads = heads;
+      p.head_dim = dim;
+      p.dtype = dt;
+      p.cache_fp8 = kv;
+      p.k_scale = 1.0f;
+      p.v_scale = 0.37f;
+      dev->kernels().write_kv(p, dev->stream());
+      const auto got_k = download<std::uint8_t>(*dev, dkc, k_cache.size());
+      const auto got_v = download<std::uint8_t>(*dev, dvc, v_cache.size());
+      p.k_new = k_new.data();
+      p.v_new = v_new.data();
+      p.out_cache_loc = loc.data();
+      p.k_cache = k_cache.data();
+      p.v_cache = v_cache.data();
+      write_kv_cpu(p);
+      EXPECT_EQ(got_k, k_cache) << dtype_name(kv) << " from " << dtype_name(dt);
+      EXPECT_EQ(got_v, v_cache) << dtype_name(kv) << " from " << dtype_name(dt);
+
+      Buffer f = poisoned(*dev, 100'003, "test.fill8");
+      FillParams ff;
+      ff.data = f.data();
+      ff.n = 100'003;
+      ff.dtype = kv;
+      ff.seed = 31;
+      dev->kernels().fill_uniform(ff, dev->stream());
+      const auto got_f = download<std::uint8_t>(*dev, f, 100'003);
+      std::vector<std::uint8_t> want_f(100'003);
+      ff.data = want_f.data();
+      fill_uniform_cpu(ff);
+      EXPECT_EQ(got_f, want_f) << dtype_name(kv);
+    }
+}
+
 // ---- lengths ---------------------------------------------------------------------------------------------
 
 TEST(SmallKernels, LengthsAreIdenticalToCpu) {

@@ -83,6 +83,40 @@ class CaseListExport(TempDir):
         # SGLang's ctor reads SGLANG_FLASHINFER_WORKSPACE_SIZE for TRTLLM's zeroed workspace too.
         self.assertEqual(c.trtllm_workspace_bytes, 1 << 20)
 
+    def test_the_export_carries_the_kv_cache_dtype(self):
+        # --kv-cache-dtype fp8_e4m3: the case list names the cache dtype and SGLang's default scales; the peer
+        # counts the KV read at 1 byte per element and FlashInfer's decode takes tensor cores (fp8 -> True).
+        cases = pf.read_case_list(self.write("f.csv", case_list_text(
+            "--mode", "decode", "--batch", "2", "--kv-len", "33", "--kv-cache-dtype", "fp8_e4m3")))
+        c = cases[0]
+        self.assertEqual((c.kv_cache_dtype, c.kv_dtype, c.kv_fp8, c.k_scale, c.v_scale), ("fp8_e4m3", "fp8_e4m3", True, 1.0, 1.0))
+        self.assertIn("/kvcache=fp8_e4m3", c.case_id)
+        self.assertTrue(c.flashinfer_use_tensor_cores)
+        bf16 = pf.read_case_list(self.write("b.csv", case_list_text("--mode", "decode", "--batch", "2", "--kv-len", "33")))[0]
+        self.assertEqual(bf16.kv_dtype, bf16.dtype)
+        self.assertFalse(bf16.kv_fp8)
+        # decode: the KV read halves, q / o / new k, v stay in bf16
+        layers, hkv, hq, d = c.layers, c.num_kv_heads, c.num_qo_heads, c.head_dim
+        kv_read = sum(2.0 * (p + n) * hkv * d for p, n in zip(c.prefix_lens, c.new_lens)) * layers
+        rest = layers * c.q_tokens * (2.0 * hq + 2.0 * hkv) * d * 2
+        self.assertEqual(pf.step_work(c)["bytes"], kv_read * 1 + rest)
+        self.assertEqual(pf.step_work(bf16)["bytes"], kv_read * 2 + rest)
+
+    def test_a_case_list_without_the_kv_columns_reads_as_the_model_dtype(self):
+        text = case_list_text("--mode", "decode", "--batch", "2", "--kv-len", "33")
+        lines = [ln.split(",") for ln in text.strip().split("\n")]
+        keep = [i for i, name in enumerate(lines[0]) if name not in ("kv_cache_dtype", "k_scale", "v_scale")]
+        old = "\n".join(",".join(row[i] for i in keep) for row in lines) + "\n"
+        c = pf.read_case_list(self.write("old.csv", old))[0]
+        self.assertEqual((c.kv_dtype, c.k_scale, c.v_scale), ("bf16", 1.0, 1.0))
+
+    def test_a_bad_kv_cache_dtype_names_the_line(self):
+        text = case_list_text("--mode", "decode", "--batch", "2", "--kv-len", "33", "--kv-cache-dtype", "fp8_e5m2")
+        with self.assertRaises(pf.InputError) as e:
+            pf.read_case_list(self.write("bad.csv", text.replace("fp8_e5m2,1,1", "int4,1,1")))
+        self.assertIn("line 2", str(e.exception))
+        self.assertIn("kv_cache_dtype", str(e.exception))
+
     def test_format_without_list_cases_is_a_usage_error(self):
         r = attnbench("run", "--config", SMOKE, "--format", "csv")
         self.assertEqual(r.returncode, 2)

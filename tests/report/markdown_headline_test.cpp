@@ -71,6 +71,18 @@ TEST(MarkdownHeadline, KvTokensCountTheFullModelsLayers) {
   EXPECT_TRUE(has(unknown, "the rows' `layers` are the layers this run stepped")) << unknown;
 }
 
+// An fp8 KV cache (the case id names it): a token holds 1 byte per element, so the same saving is twice the
+// tokens: 436,518,920 / (2 x 8 x 128 x 1 B x 32 = 65,536 B) = 6,660.
+TEST(MarkdownHeadline, KvTokensOfAnFp8CacheCountOneBytePerElement) {
+  ResultSet s = issue_set();
+  for (ResultRow& r : s.rows) r.case_id = std::string(kDecode) + "/kvcache=fp8_e4m3";
+  MarkdownExtras x;
+  x.model_layers = {{"llama-3.1-8b", 32}};
+  const std::string md = report(s, x);
+  EXPECT_TRUE(has(md, "= 6,660 KV-cache tokens of llama-3.1-8b at 65,536 B per token")) << md;
+  EXPECT_TRUE(has(md, "(2 x 8 KV heads x 128 head_dim x 1 B (fp8_e4m3) x 32 layers)")) << md;
+}
+
 TEST(MarkdownHeadline, NamesTheGpuAndTheSglangVersionFirst) {
   ResultSet s = issue_set();
   s.environment = {{"gpu_name", "NVIDIA H200"}, {"sm_count", "132"}, {"driver_version", "13.0"},

@@ -48,6 +48,7 @@ TEST(SweepOptions, ListTheRowShapingOptionsAndNotTheSelection) {
       [](RunPlan& q) { q.sampling.warmup = 7; },      [](RunPlan& q) { q.sinks = true; },
       [](RunPlan& q) { q.model.server.page_size = 16; q.page_sizes = {16}; },
       [](RunPlan& q) { q.model.device = "cpu"; },   [](RunPlan& q) { q.zipf_s = 1.2; },
+      [](RunPlan& q) { q.model.kv_cache_dtype = "fp8_e4m3"; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     RunPlan q = tiny_plan();
