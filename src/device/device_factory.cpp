@@ -1,5 +1,6 @@
 #include "device/device_factory.hpp"
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "device/cpu_device.hpp"
 #if defined(ATTNBENCH_HAS_CUDA)
@@ -15,17 +16,12 @@ DeviceChoice parse_device_choice(const std::string& s) {
   throw InputError("--device: unknown device '" + s + "' (expected auto, cpu or cuda)");
 }
 
-const char* device_choice_name(DeviceChoice c) {
-  switch (c) {
-    case DeviceChoice::automatic:
-      return "auto";
-    case DeviceChoice::cpu:
-      return "cpu";
-    case DeviceChoice::cuda:
-      return "cuda";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<DeviceChoice> kDeviceChoiceNames[] = {
+    {DeviceChoice::automatic, "auto"}, {DeviceChoice::cpu, "cpu"}, {DeviceChoice::cuda, "cuda"}};
+}  // namespace
+
+const char* device_choice_name(DeviceChoice c) { return enum_name(kDeviceChoiceNames, c); }
 
 GpuAvailability gpu_availability() {
   GpuAvailability a;
