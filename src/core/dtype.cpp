@@ -1,24 +1,17 @@
 #include "core/dtype.hpp"
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace attnbench {
 
-std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::bf16:
-      return "bf16";
-    case DType::fp16:
-      return "fp16";
-    case DType::fp32:
-      return "fp32";
-    case DType::fp8_e4m3:
-      return "fp8_e4m3";
-    case DType::fp8_e5m2:
-      return "fp8_e5m2";
-  }
-  return "?";
-}
+namespace {
+// The names dtype_name prints (parse_dtype below takes only the model dtypes, with their other spellings).
+constexpr EnumName<DType> kDTypeNames[] = {{DType::bf16, "bf16"}, {DType::fp16, "fp16"}, {DType::fp32, "fp32"},
+                                           {DType::fp8_e4m3, "fp8_e4m3"}, {DType::fp8_e5m2, "fp8_e5m2"}};
+}  // namespace
+
+std::string_view dtype_name(DType t) { return enum_name(kDTypeNames, t); }
 
 DType parse_dtype(std::string_view s, std::string_view what) {
   if (s == "bf16" || s == "bfloat16") return DType::bf16;

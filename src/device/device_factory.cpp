@@ -1,5 +1,6 @@
 #include "device/device_factory.hpp"
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "device/cpu_device.hpp"
@@ -32,17 +33,12 @@ void check_cuda_ordinal(int ordinal, int visible, const std::string& what) {
                    (visible > 0 ? " (cuda:0 to cuda:" + std::to_string(visible - 1) + ")" : std::string()));
 }
 
-const char* device_choice_name(DeviceChoice c) {
-  switch (c) {
-    case DeviceChoice::automatic:
-      return "auto";
-    case DeviceChoice::cpu:
-      return "cpu";
-    case DeviceChoice::cuda:
-      return "cuda";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<DeviceChoice> kDeviceChoiceNames[] = {
+    {DeviceChoice::automatic, "auto"}, {DeviceChoice::cpu, "cpu"}, {DeviceChoice::cuda, "cuda"}};
+}  // namespace
+
+const char* device_choice_name(DeviceChoice c) { return enum_name(kDeviceChoiceNames, c); }
 
 GpuAvailability gpu_availability() {
   GpuAvailability a;

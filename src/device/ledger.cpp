@@ -1,21 +1,20 @@
 #include "device/ledger.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
+
+#include "core/enum_names.hpp"
 
 namespace attnbench {
 
-const char* mem_kind_name(MemKind k) {
-  switch (k) {
-    case MemKind::device:
-      return "device";
-    case MemKind::pinned:
-      return "pinned";
-    case MemKind::host:
-      return "host";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<MemKind> kMemKindNames[] = {
+    {MemKind::device, "device"}, {MemKind::pinned, "pinned"}, {MemKind::host, "host"}};
+static_assert(std::size(kMemKindNames) == kNumMemKinds);
+}  // namespace
+
+const char* mem_kind_name(MemKind k) { return enum_name(kMemKindNames, k); }
 
 Ledger::Id Ledger::on_alloc(std::string tag, MemKind kind, std::int64_t bytes, bool shared) {
   if (bytes < 0) throw std::logic_error("ledger: negative allocation for " + tag);

@@ -4,19 +4,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace attnbench {
 
-std::string_view forward_mode_name(ForwardMode m) {
-  switch (m) {
-    case ForwardMode::decode:
-      return "decode";
-    case ForwardMode::extend:
-      return "extend";
-    case ForwardMode::target_verify:
-      return "verify";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<ForwardMode> kForwardModeNames[] = {
+    {ForwardMode::decode, "decode"}, {ForwardMode::extend, "extend"}, {ForwardMode::target_verify, "verify"}};
+}  // namespace
+
+std::string_view forward_mode_name(ForwardMode m) { return enum_name(kForwardModeNames, m); }
 
 std::int64_t ForwardBatch::seq_lens_sum() const {
   return std::accumulate(seq_lens_cpu.begin(), seq_lens_cpu.end(), std::int64_t{0});

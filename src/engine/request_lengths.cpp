@@ -11,29 +11,23 @@
 #include <optional>
 #include <random>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 
 namespace attnbench {
 
+namespace {
+constexpr EnumName<LengthDist> kLengthDistNames[] = {
+    {LengthDist::fixed, "fixed"}, {LengthDist::uniform, "uniform"}, {LengthDist::zipf, "zipf"}};
+}  // namespace
+
 LengthDist parse_length_dist(const std::string& s) {
-  if (s == "fixed") return LengthDist::fixed;
-  if (s == "uniform") return LengthDist::uniform;
-  if (s == "zipf") return LengthDist::zipf;
+  if (const auto d = enum_from_name(kLengthDistNames, s)) return *d;
   throw InputError("--length-dist: unknown distribution '" + s + "' (expected fixed, uniform or zipf)");
 }
 
-std::string_view length_dist_name(LengthDist d) {
-  switch (d) {
-    case LengthDist::fixed:
-      return "fixed";
-    case LengthDist::uniform:
-      return "uniform";
-    case LengthDist::zipf:
-      return "zipf";
-  }
-  return "?";
-}
+std::string_view length_dist_name(LengthDist d) { return enum_name(kLengthDistNames, d); }
 
 namespace {
 

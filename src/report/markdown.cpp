@@ -715,20 +715,22 @@ MemoryReport load_memory_report_json(const std::string& path) {
     for (const auto& [k, v] : r.context)
       if (k == "model") r.model = v.substr(0, v.find(" ("));
   }
+  // f(element, its JSON path) for each element of `array` (at path `where`); each must be an object.
+  const auto each_object = [&](const json& array, const std::string& where, const auto& f) {
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const std::string w = where + "[" + std::to_string(i) + "]";
+      if (!array[i].is_object()) throw bad(w + " is not an object");
+      f(array[i], w);
+    }
+  };
   if (!j.contains("backends") || !j["backends"].is_array()) throw bad("no \"backends\" array");
-  for (std::size_t i = 0; i < j["backends"].size(); ++i) {
-    const json& jb = j["backends"][i];
-    const std::string wb = "backends[" + std::to_string(i) + "]";
-    if (!jb.is_object()) throw bad(wb + " is not an object");
+  each_object(j["backends"], "backends", [&](const json& jb, const std::string& wb) {
     BackendMemory b;
     b.backend = get_str(jb, "backend", wb);
     b.models = jb.contains("models") ? get_str(jb, "models", wb) : "";
     b.error = jb.contains("error") ? get_str(jb, "error", wb) : "";
     if (!jb.contains("phases") || !jb["phases"].is_array()) throw bad(wb + ".phases is not an array");
-    for (std::size_t k = 0; k < jb["phases"].size(); ++k) {
-      const json& jp = jb["phases"][k];
-      const std::string wp = wb + ".phases[" + std::to_string(k) + "]";
-      if (!jp.is_object()) throw bad(wp + " is not an object");
+    each_object(jb["phases"], wb + ".phases", [&](const json& jp, const std::string& wp) {
       MemoryPhase p;
       p.phase = get_str(jp, "phase", wp);
       p.device_bytes = get_int(jp, "device_bytes", wp);
@@ -738,10 +740,7 @@ MemoryReport load_memory_report_json(const std::string& path) {
         p.driver_delta_bytes = get_int(jp, "driver_delta_bytes", wp);
       if (jp.contains("tags")) {
         if (!jp["tags"].is_array()) throw bad(wp + ".tags is not an array");
-        for (std::size_t t = 0; t < jp["tags"].size(); ++t) {
-          const json& jt = jp["tags"][t];
-          const std::string wt = wp + ".tags[" + std::to_string(t) + "]";
-          if (!jt.is_object()) throw bad(wt + " is not an object");
+        each_object(jp["tags"], wp + ".tags", [&](const json& jt, const std::string& wt) {
           MemoryTag tag;
           tag.tag = get_str(jt, "tag", wt);
           tag.kind = get_str(jt, "kind", wt);
@@ -752,12 +751,12 @@ MemoryReport load_memory_report_json(const std::string& path) {
           }
           tag.count = jt.contains("count") ? static_cast<int>(get_int(jt, "count", wt)) : 0;
           p.tags.push_back(std::move(tag));
-        }
+        });
       }
       b.phases.push_back(std::move(p));
-    }
+    });
     r.backends.push_back(std::move(b));
-  }
+  });
   return r;
 }
 

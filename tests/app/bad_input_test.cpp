@@ -24,6 +24,7 @@
 
 #include "core/errors.hpp"
 #include "report/results_io.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -125,25 +126,10 @@ struct ResultsCase {
 };
 
 ResultRow sample_row() {
-  ResultRow r;
-  r.case_id = "decode/tiny/b=1/kv=8/p=64/bf16";
-  r.backend = "trtllm_mha";
-  r.device = "cpu (2 threads)";
-  r.mode = "decode";
-  r.timing = "eager";
-  r.status = "ok";
+  ResultRow r = test::tiny_row("trtllm_mha");
   r.note = "ref: layers 0 1, sampled; stop: converged";
-  r.model = "tiny";
-  r.layers = 2;
-  r.batch = 1;
-  r.q_tokens = 1;
-  r.kv_len_mean = 9;
-  r.page_size = 64;
-  r.dtype = "bf16";
-  r.seed = 1;
   r.step_median_us = 12.5;
   r.ref_max_abs_err = 0.001;
-  r.ref_pass = true;
   r.repro = "attnbench run --model tiny --batch 1 --kv-len 8";
   return r;
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "support/errors.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -96,12 +97,7 @@ TEST(Cli, HelpAndVersionExitZero) {
 }
 
 void expect_bad(const std::vector<std::string>& args, const std::string& culprit) {
-  try {
-    parse_cli(args);
-    FAIL() << "accepted; expected an error naming " << culprit;
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(culprit), std::string::npos) << e.what();
-  }
+  test::expect_input_error([&] { parse_cli(args); }, culprit);
 }
 
 TEST(Cli, ParseErrorsNameTheCulprit) {

@@ -47,12 +47,7 @@ std::vector<std::string> files_under(const std::string& dir) {
   return out;
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> v;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) v.push_back(l);
-  return v;
-}
+using test::lines;
 
 TEST(Edges, RunFromAnEmptyDirectoryCreatesResultsLocal) {
   TempDir work, capture;

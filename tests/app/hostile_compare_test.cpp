@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "report/results_io.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -30,11 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::TempDir;
-
-std::string binary() {
-  const char* other = std::getenv("ATTNBENCH_HOSTILE_BINARY");
-  return other && *other ? other : ATTNBENCH_BINARY;
-}
 
 struct Outcome {
   int exit_code;
@@ -52,7 +48,7 @@ Outcome run(const std::string& args, const TempDir& d, const std::string& stdout
 #else
   const std::string cap = "ulimit -v 2097152; ";
 #endif
-  const std::string cmd = cap + "timeout 60 " + binary() + " " + args + " " +
+  const std::string cmd = cap + "timeout 60 " + test::hostile_binary() + " " + args + " " +
                           (stdout_to.empty() ? ">" + out : stdout_to) + " 2>" + err;
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, stdout_to.empty() ? test::read_file(out) : "",
@@ -62,32 +58,12 @@ Outcome run(const std::string& args, const TempDir& d, const std::string& stdout
 // ---- input files -----------------------------------------------------------------------------------------
 
 ResultRow good_row(const std::string& backend, const std::string& timing = "eager") {
-  ResultRow r;
-  r.case_id = "decode/tiny/b=1/kv=8/p=64/bf16";
-  r.backend = backend;
-  r.device = "cpu (2 threads)";
-  r.mode = "decode";
-  r.timing = timing;
-  r.status = "ok";
-  r.model = "tiny";
-  r.layers = 2;
-  r.batch = 1;
-  r.q_tokens = 1;
-  r.kv_len_mean = 9;
-  r.num_qo_heads = 4;
-  r.num_kv_heads = 2;
-  r.head_dim = 64;
-  r.page_size = 64;
-  r.dtype = "bf16";
-  r.seed = 1;
-  r.step_median_us = 100;
-  r.step_p10_us = 99;
-  r.step_p90_us = 101;
+  ResultRow r = test::tiny_row(backend, timing);
+  test::set_step_us(r, 99, 100, 101);
   r.samples = 5;
   r.ref_max_abs_err = 0.001;
   r.ref_rel_l2_err = 0.001;
   r.ref_mismatch_frac = 0;
-  r.ref_pass = true;
   r.ctor_device_bytes = 1000;
   r.ctor_pinned_bytes = 0;
   return r;
@@ -244,24 +220,21 @@ std::vector<Case> cases() {
   for (ResultRow& r : other) r.case_id = "decode/tiny/b=2/kv=8/p=64/bf16";
   v.push_back({"evidence", "no key in common", file("new.csv", csv_text(other)), "compare {D}/base.csv {D}/new.csv",
                1, {"nothing compared", "no case_id|backend|timing in common"}, "", false});
-  v.push_back({"evidence", "NaN timing", file("new.csv", csv_with("step_median_us", "nan")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"{D}/new.csv line 2", "step_median_us 'nan'"}});
-  v.push_back({"evidence", "infinite timing", file("new.csv", csv_with("step_p90_us", "inf")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"{D}/new.csv line 2", "step_p90_us 'inf'"}});
-  v.push_back({"evidence", "negative timing", file("new.csv", csv_with("step_median_us", "-5")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"{D}/new.csv line 2", "step_median_us '-5'"}});
-  v.push_back({"evidence", "NaN reference error", file("new.csv", csv_with("ref_max_abs_err", "nan")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"ref_max_abs_err 'nan'"}});
-  v.push_back({"evidence", "negative memory", file("new.csv", csv_with("ctor_device_bytes", "-4096")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"ctor_device_bytes '-4096'"}});
-  v.push_back({"evidence", "negative samples", file("new.csv", csv_with("samples", "-3")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"samples '-3'"}});
-  v.push_back({"evidence", "unknown status", file("new.csv", csv_with("status", "done")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"{D}/new.csv line 2", "status 'done'"}});
-  v.push_back({"evidence", "unknown mode", file("new.csv", csv_with("mode", "prefill")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"mode 'prefill'"}});
-  v.push_back({"evidence", "unknown timing", file("new.csv", csv_with("timing", "cuda")),
-               "compare {D}/base.csv {D}/new.csv", 2, {"timing 'cuda'"}});
+  // NEW's first row with one cell outside its column's domain: bad input naming the cell.
+  const auto bad_new_cell = [&](const std::string& name, const std::string& column, const std::string& value,
+                                std::vector<std::string> in_err) {
+    v.push_back({"evidence", name, file("new.csv", csv_with(column, value)), "compare {D}/base.csv {D}/new.csv", 2,
+                 std::move(in_err)});
+  };
+  bad_new_cell("NaN timing", "step_median_us", "nan", {"{D}/new.csv line 2", "step_median_us 'nan'"});
+  bad_new_cell("infinite timing", "step_p90_us", "inf", {"{D}/new.csv line 2", "step_p90_us 'inf'"});
+  bad_new_cell("negative timing", "step_median_us", "-5", {"{D}/new.csv line 2", "step_median_us '-5'"});
+  bad_new_cell("NaN reference error", "ref_max_abs_err", "nan", {"ref_max_abs_err 'nan'"});
+  bad_new_cell("negative memory", "ctor_device_bytes", "-4096", {"ctor_device_bytes '-4096'"});
+  bad_new_cell("negative samples", "samples", "-3", {"samples '-3'"});
+  bad_new_cell("unknown status", "status", "done", {"{D}/new.csv line 2", "status 'done'"});
+  bad_new_cell("unknown mode", "mode", "prefill", {"mode 'prefill'"});
+  bad_new_cell("unknown timing", "timing", "cuda", {"timing 'cuda'"});
   v.push_back({"evidence", "JSON timing beyond double range",
                [](const TempDir& d) {
                  std::string t = test::read_file(d.file("new.json"));
@@ -426,7 +399,8 @@ TEST(HostileCompare, EveryClassEveryCase) {
     ADD_FAILURE() << "[" << c.klass << "] " << c.name << ": attnbench " << c.args << " " << c.stdout_to << list;
   }
   for (const auto& [klass, n] : tally)
-    std::printf("hostile %s: %d cases, %d wrong (%s)\n", klass.c_str(), n.first, n.second, binary().c_str());
+    std::printf("hostile %s: %d cases, %d wrong (%s)\n", klass.c_str(), n.first, n.second,
+                test::hostile_binary().c_str());
 }
 
 // Without --strict, too few samples for a verdict is a warning: exit 0, the verdict and the warning say why.

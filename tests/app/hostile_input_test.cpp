@@ -38,11 +38,6 @@ namespace {
 namespace fs = std::filesystem;
 using test::TempDir;
 
-std::string binary() {
-  const char* b = std::getenv("ATTNBENCH_HOSTILE_BINARY");
-  return b && *b ? b : ATTNBENCH_BINARY;
-}
-
 enum class Stdout { file, dev_full, closed };
 
 struct Result {
@@ -54,7 +49,7 @@ struct Result {
 // Starts the binary with `args` in `dir`; stdout / stderr to files in `dir` (stdout possibly /dev/full or closed).
 pid_t start(const std::vector<std::string>& args, const TempDir& dir, Stdout out_mode, const std::string& tag) {
   const std::string out = dir.file(tag + ".stdout"), err = dir.file(tag + ".stderr");
-  const std::string bin = binary();
+  const std::string bin = test::hostile_binary();
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(dir.path().c_str()) != 0) _exit(126);
@@ -122,7 +117,7 @@ struct Tally {
   }
 };
 
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+using test::has;
 
 // One line on stderr, "attnbench: error: ...", with no raw control byte.
 void one_clean_line(const Result& r, std::vector<std::string>& p) {

@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "core/errors.hpp"
+#include "support/errors.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -26,31 +27,14 @@ using test::read_file;
 using test::TempDir;
 using test::write_file;
 
-// The message of the InputError `f` throws ("" and a test failure when it throws none).
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return "";
-}
+// The message of the InputError / WriteError `f` throws ("" and a test failure when it throws none).
+std::string input_error(const std::function<void()>& f) { return test::error_of<InputError>(f); }
+std::string write_error(const std::function<void()>& f) { return test::error_of<WriteError>(f); }
 
-std::string write_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const WriteError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no WriteError";
-  return "";
-}
+using test::has;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// Runs `body` in a forked child and returns its exit status (the child's exit code; -1 on a signal).
-int in_child(const std::function<int()>& body) {
+// Forks a child that runs `body` and exits with what it returns (98 when it throws); returns the child's pid.
+pid_t start_child(const std::function<int()>& body) {
   std::cout.flush();
   std::fflush(nullptr);
   const pid_t pid = ::fork();
@@ -63,10 +47,18 @@ int in_child(const std::function<int()>& body) {
     }
     ::_exit(code);
   }
+  return pid;
+}
+
+// Waits for child `pid` to end: its exit code; -1 when a signal ended it.
+int wait_child(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+// Runs `body` in a forked child and returns its exit status (the child's exit code; -1 on a signal).
+int in_child(const std::function<int()>& body) { return wait_child(start_child(body)); }
 
 std::vector<std::string> names_in(const std::string& dir) {
   std::vector<std::string> v;
@@ -416,30 +408,20 @@ TEST(FileLock, LockHeldByAnotherProcess) {
   int ready[2], release[2];
   ASSERT_EQ(::pipe(ready), 0);
   ASSERT_EQ(::pipe(release), 0);
-  std::cout.flush();
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    int code = 0;
-    try {
-      FileLock lock(d.file("run.csv"));
-      char c = 'r';
-      if (::write(ready[1], &c, 1) != 1) code = 3;
-      if (::read(release[0], &c, 1) != 1) code = 4;
-    } catch (...) {
-      code = 2;
-    }
-    ::_exit(code);
-  }
+  const pid_t child = start_child([&] {
+    FileLock lock(d.file("run.csv"));
+    char c = 'r';
+    if (::write(ready[1], &c, 1) != 1) return 3;
+    if (::read(release[0], &c, 1) != 1) return 4;
+    return 0;
+  });
   char c;
   ASSERT_EQ(::read(ready[0], &c, 1), 1);
   EXPECT_EQ(input_error([&] { FileLock mine(d.file("run.csv")); }),
             "--out " + d.file("run.csv") + ": another attnbench run (pid " + std::to_string(child) +
                 ") is writing it");
   ASSERT_EQ(::write(release[1], "x", 1), 1);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(wait_child(child), 0);
   EXPECT_NO_THROW(FileLock mine(d.file("run.csv")));  // released
   for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
 }
@@ -448,15 +430,12 @@ TEST(FileLock, KilledHolderDoesNotBlockTheNextRun) {
   TempDir d;
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  std::cout.flush();
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child == 0) {
+  const pid_t child = start_child([&] {
     FileLock lock(d.file("run.csv"));
     char c = 'r';
-    if (::write(ready[1], &c, 1) != 1) ::_exit(3);
+    if (::write(ready[1], &c, 1) != 1) return 3;
     for (;;) ::pause();
-  }
+  });
   char c;
   ASSERT_EQ(::read(ready[0], &c, 1), 1);
   EXPECT_TRUE(has(input_error([&] { FileLock mine(d.file("run.csv")); }), "pid " + std::to_string(child)));

@@ -8,69 +8,59 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 namespace attnbench {
 namespace {
 
-TEST(Stats, EmptyInputIsAllZeros) {
-  const Summary s = summarize(std::vector<double>{});
-  EXPECT_EQ(s.n, 0);
-  EXPECT_EQ(s.median, 0);
-  EXPECT_EQ(s.p10, 0);
-  EXPECT_EQ(s.p90, 0);
-  EXPECT_EQ(s.min, 0);
-  EXPECT_EQ(s.max, 0);
-  EXPECT_EQ(s.mean, 0);
-  EXPECT_EQ(s.stddev, 0);
-  EXPECT_EQ(s.spread_pct, 0);
-}
+// summarize(x) against a hand-computed Summary, field by field. n, min and max are always compared exactly;
+// the other fields exactly when `exact`, else to within 4 ulps (EXPECT_DOUBLE_EQ). The input is only read.
+struct SummaryCase {
+  const char* name;
+  std::vector<double> x;
+  Summary want;  // {n, median, p10, p90, min, max, mean, stddev, spread_pct}
+  bool exact;
+};
 
-TEST(Stats, OneSample) {
-  const std::vector<double> x = {7.5};
-  const Summary s = summarize(x);
-  EXPECT_EQ(s.n, 1);
-  EXPECT_EQ(s.median, 7.5);
-  EXPECT_EQ(s.p10, 7.5);
-  EXPECT_EQ(s.p90, 7.5);
-  EXPECT_EQ(s.min, 7.5);
-  EXPECT_EQ(s.max, 7.5);
-  EXPECT_EQ(s.mean, 7.5);
-  EXPECT_EQ(s.stddev, 0);
-  EXPECT_EQ(s.spread_pct, 0);
-}
-
-TEST(Stats, OddCountUnsortedInput) {
-  // sorted: 1 2 3 4 5, n = 5. p10 at rank 0.4 -> 1 + 0.4 * (2 - 1) = 1.4; p90 at rank 3.6 -> 4.6;
-  // median at rank 2 -> 3. mean 3; squared deviations 4 + 1 + 0 + 1 + 4 = 10, / (n - 1) = 2.5.
-  const std::vector<double> x = {5, 1, 4, 2, 3};
-  const Summary s = summarize(x);
-  EXPECT_EQ(s.n, 5);
-  EXPECT_DOUBLE_EQ(s.median, 3.0);
-  EXPECT_DOUBLE_EQ(s.p10, 1.4);
-  EXPECT_DOUBLE_EQ(s.p90, 4.6);
-  EXPECT_EQ(s.min, 1.0);
-  EXPECT_EQ(s.max, 5.0);
-  EXPECT_DOUBLE_EQ(s.mean, 3.0);
-  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));
-  EXPECT_DOUBLE_EQ(s.spread_pct, (4.6 - 1.4) / 3.0 * 100.0);  // 106.67 %
-  EXPECT_EQ(x[0], 5.0) << "input must not be reordered";
-}
-
-TEST(Stats, EvenCountInterpolatesMedian) {
-  // sorted: 10 20 30 40, n = 4. median at rank 1.5 -> 25; p10 at rank 0.3 -> 13; p90 at rank 2.7 -> 37.
-  // mean 25; squared deviations 225 + 25 + 25 + 225 = 500, / 3.
-  const std::vector<double> x = {40, 10, 30, 20};
-  const Summary s = summarize(x);
-  EXPECT_EQ(s.n, 4);
-  EXPECT_DOUBLE_EQ(s.median, 25.0);
-  EXPECT_DOUBLE_EQ(s.p10, 13.0);
-  EXPECT_DOUBLE_EQ(s.p90, 37.0);
-  EXPECT_EQ(s.min, 10.0);
-  EXPECT_EQ(s.max, 40.0);
-  EXPECT_DOUBLE_EQ(s.mean, 25.0);
-  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(500.0 / 3.0));
-  EXPECT_DOUBLE_EQ(s.spread_pct, 96.0);  // (37 - 13) / 25 * 100
+TEST(Stats, HandComputedSummaries) {
+  const SummaryCase cases[] = {
+      {"empty input is all zeros", {}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, true},
+      {"one sample", {7.5}, {1, 7.5, 7.5, 7.5, 7.5, 7.5, 7.5, 0, 0}, true},
+      // sorted: 1 2 3 4 5, n = 5. p10 at rank 0.4 -> 1 + 0.4 * (2 - 1) = 1.4; p90 at rank 3.6 -> 4.6;
+      // median at rank 2 -> 3. mean 3; squared deviations 4 + 1 + 0 + 1 + 4 = 10, / (n - 1) = 2.5.
+      // spread (4.6 - 1.4) / 3 * 100 = 106.67 %.
+      {"odd count, unsorted input",
+       {5, 1, 4, 2, 3},
+       {5, 3.0, 1.4, 4.6, 1.0, 5.0, 3.0, std::sqrt(2.5), (4.6 - 1.4) / 3.0 * 100.0},
+       false},
+      // sorted: 10 20 30 40, n = 4. median at rank 1.5 -> 25; p10 at rank 0.3 -> 13; p90 at rank 2.7 -> 37.
+      // mean 25; squared deviations 225 + 25 + 25 + 225 = 500, / 3. spread (37 - 13) / 25 * 100 = 96.
+      {"even count interpolates the median",
+       {40, 10, 30, 20},
+       {4, 25.0, 13.0, 37.0, 10.0, 40.0, 25.0, std::sqrt(500.0 / 3.0), 96.0},
+       false},
+  };
+  for (const SummaryCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::vector<double> input = c.x;
+    const Summary s = summarize(c.x);
+    EXPECT_EQ(s.n, c.want.n);
+    EXPECT_EQ(s.min, c.want.min);
+    EXPECT_EQ(s.max, c.want.max);
+    const std::tuple<const char*, double, double> computed[] = {
+        {"median", s.median, c.want.median}, {"p10", s.p10, c.want.p10},
+        {"p90", s.p90, c.want.p90},          {"mean", s.mean, c.want.mean},
+        {"stddev", s.stddev, c.want.stddev}, {"spread_pct", s.spread_pct, c.want.spread_pct}};
+    for (const auto& [field, got, want] : computed) {
+      if (c.exact) {
+        EXPECT_EQ(got, want) << field;
+      } else {
+        EXPECT_DOUBLE_EQ(got, want) << field;
+      }
+    }
+    EXPECT_EQ(c.x, input) << "input must not be reordered";
+  }
 }
 
 TEST(Stats, SkewedSampleMatchesNumpy) {

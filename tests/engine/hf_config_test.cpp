@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "engine/model_config.hpp"
+#include "support/errors.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -18,18 +19,10 @@ namespace {
 const std::string kData = ATTNBENCH_SOURCE_DIR "/tests/data/";
 
 // The InputError message of `f`, or "" when it does not throw one.
-template <typename F>
-std::string input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 ModelConfig parse(const std::string& text) { return parse_hf_config(text, "m.json", "m"); }
-std::string parse_error(const std::string& text) { return input_error([&] { parse(text); }); }
+std::string parse_error(const std::string& text) { return error_of([&] { parse(text); }); }
 
 // The smallest valid config, with `extra` keys spliced in.
 std::string config(const std::string& extra = "") {
@@ -314,13 +307,13 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
 
 TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {
   test::TempDir d;
-  EXPECT_EQ(input_error([&] { find_model_preset(d.file("nope.json")); }),
+  EXPECT_EQ(error_of([&] { find_model_preset(d.file("nope.json")); }),
             "--model " + d.file("nope.json") + ": no such file (expected a preset name or a config.json)");
   std::filesystem::create_directory(d.file("dir"));
-  EXPECT_EQ(input_error([&] { find_model_preset(d.file("dir")); }), "--model " + d.file("dir") + ": not a regular file");
-  EXPECT_EQ(input_error([&] { read_hf_config("/dev/null"); }), "--model /dev/null: not a regular file");
+  EXPECT_EQ(error_of([&] { find_model_preset(d.file("dir")); }), "--model " + d.file("dir") + ": not a regular file");
+  EXPECT_EQ(error_of([&] { read_hf_config("/dev/null"); }), "--model /dev/null: not a regular file");
   test::write_file(d.file("big.json"), config("\"pad\": \"" + std::string(kMaxHfConfigBytes, 'x') + "\""));
-  EXPECT_EQ(input_error([&] { find_model_preset(d.file("big.json")); }),
+  EXPECT_EQ(error_of([&] { find_model_preset(d.file("big.json")); }),
             "--model " + d.file("big.json") + ": larger than 1 MiB (a config.json is a few KiB)");
   // Just under the limit is read.
   const std::string fits = config("\"pad\": \"");
@@ -328,12 +321,12 @@ TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {
   EXPECT_EQ(find_model_preset(d.file("fits.json")).name, "fits");
   // A file in the working directory is found by its name; a preset name is never taken for a file.
   test::write_file(d.file("bad.json"), config(R"("num_attention_heads": -1)"));
-  EXPECT_NE(input_error([&] { find_model_preset(d.file("bad.json")); })
+  EXPECT_NE(error_of([&] { find_model_preset(d.file("bad.json")); })
                 .find("--model " + d.file("bad.json") + ": num_attention_heads: must be in [1, 1024] (got -1)"),
             std::string::npos);
   EXPECT_EQ(find_model_preset("tiny").num_layers, 2);
   // Unknown names still list the presets.
-  const std::string unknown = input_error([] { find_model_preset("gpt-9"); });
+  const std::string unknown = error_of([] { find_model_preset("gpt-9"); });
   EXPECT_NE(unknown.find("--model: unknown preset 'gpt-9' (known: llama-3.1-8b, "), std::string::npos) << unknown;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "support/errors.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -133,14 +134,7 @@ TEST(DrawLengths, PinnedValuesForSeed42) {
 }
 
 TEST(DrawLengths, RejectsBadArgumentsNamingThem) {
-  const auto message = [](auto f) -> std::string {
-    try {
-      f();
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no InputError";
-  };
+  const auto message = [](auto f) { return test::error_of(f); };
   EXPECT_EQ(message([] { draw_lengths(LengthDist::uniform, 4, 5, 3, 1.0, 0); }), "lengths: lo 5 > hi 3");
   EXPECT_EQ(message([] { draw_lengths(LengthDist::uniform, 0, 1, 3, 1.0, 0); }), "lengths: n 0 < 1");
   EXPECT_EQ(message([] { draw_lengths(LengthDist::zipf, 4, 0, 3, 1.0, 0); }), "lengths: lo 0 < 1");
@@ -167,12 +161,7 @@ class TraceFiles : public ::testing::Test {
   // The InputError message read_trace throws for a file holding `text`, or a note that it did not throw.
   std::string error_for(const std::string& text) const {
     const std::string path = write("trace.csv", text);
-    try {
-      read_trace(path);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no InputError";
+    return test::error_of([&] { read_trace(path); });
   }
   std::string prefix(int line) const {
     return "trace " + dir_.file("trace.csv") + " line " + std::to_string(line) + ": ";
@@ -264,14 +253,7 @@ TEST_F(TraceFiles, RowLimit) {
 TEST_F(TraceFiles, FifoDeviceSizeAndNulAreRefusedBeforeReading) {
   const std::string fifo = dir_.file("fifo.csv");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-  const auto error_of = [](const std::string& path) -> std::string {
-    try {
-      read_trace(path);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no InputError";
-  };
+  const auto error_of = [](const std::string& path) { return test::error_of([&] { read_trace(path); }); };
   EXPECT_EQ(error_of(fifo), "trace " + fifo + ": not a regular file (a FIFO)");  // would block forever when opened
   EXPECT_EQ(error_of("/dev/zero"), "trace /dev/zero: not a regular file (a character device)");
   EXPECT_EQ(error_of(dir_.path()), "trace " + dir_.path() + ": not a regular file (a directory)");

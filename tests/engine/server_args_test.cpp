@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
+#include "support/errors.hpp"
 
 namespace attnbench {
 namespace {
@@ -51,12 +52,7 @@ TEST(ProcessEnv, SeededFromArgsAndWritable) {
 }
 
 void expect_input_error(const ServerArgs& a, const ModelConfig& m, const std::string& option) {
-  try {
-    validate_server_args(a, m);
-    FAIL() << "accepted; expected an error naming " << option;
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
-  }
+  test::expect_input_error([&] { validate_server_args(a, m); }, option);
 }
 
 TEST(ValidateServerArgs, RejectsOutOfRangeValuesNamingTheOption) {

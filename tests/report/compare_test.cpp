@@ -21,17 +21,7 @@ namespace attnbench {
 namespace {
 
 ResultRow row(const std::string& backend, const std::string& timing, double median, double p10, double p90) {
-  ResultRow r = test::llama_row("decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16", backend, timing);
-  r.q_tokens = 64;
-  r.samples = 30;
-  r.step_median_us = median;
-  r.step_p10_us = p10;
-  r.step_p90_us = p90;
-  r.ctor_device_bytes = 537919492;
-  r.ctor_pinned_bytes = 0;
-  r.ref_max_abs_err = 1e-3;
-  r.bitwise_equal_to = backend == "trtllm_mha" ? "trtllm_mha_legacy" : "";
-  return r;
+  return test::measured_row(backend, timing, median, p10, p90);
 }
 
 // 30 tight samples around `center` (±0.5 µs), deterministic.

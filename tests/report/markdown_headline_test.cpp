@@ -12,6 +12,7 @@
 #include "report/markdown.hpp"
 #include "support/backend_catalog.hpp"
 #include "support/result_rows.hpp"
+#include "support/test_util.hpp"
 
 namespace attnbench {
 namespace {
@@ -20,9 +21,7 @@ const char* kDecode = "decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16";
 
 ResultRow timed(const std::string& backend, const std::string& timing, double p10, double median, double p90) {
   ResultRow r = test::llama_row(kDecode, backend, timing);
-  r.step_p10_us = p10;
-  r.step_median_us = median;
-  r.step_p90_us = p90;
+  test::set_step_us(r, p10, median, p90);
   r.ctor_device_bytes = backend == "trtllm_mha" ? 537919492 : 974438412;
   r.ctor_pinned_bytes = backend == "trtllm_mha" ? 0 : 33554432;
   return r;
@@ -42,14 +41,8 @@ std::string report(const ResultSet& s, const MarkdownExtras& extras = {}) {
   return os.str();
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> v;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) v.push_back(l);
-  return v;
-}
+using test::has;
+using test::lines;
 
 TEST(MarkdownHeadline, KvTokensCountTheFullModelsLayers) {
   MarkdownExtras x;

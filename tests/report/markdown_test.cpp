@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "support/backend_catalog.hpp"
+#include "support/errors.hpp"
 #include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
@@ -23,9 +25,7 @@ namespace {
 ResultRow row(const std::string& case_id, const std::string& backend, const std::string& timing,
               double median) {
   ResultRow r = test::llama_row(case_id, backend, timing);
-  r.step_median_us = median;
-  r.step_p10_us = median * 0.99;
-  r.step_p90_us = median * 1.02;
+  test::set_step_us(r, median * 0.99, median, median * 1.02);
   r.tb_per_s = 4.11;
   r.bw_fraction = 0.96;
   r.tflops = 254.0;
@@ -67,7 +67,7 @@ std::string report(const ResultSet& s, const MemoryReport* m, const std::string&
   return os.str();
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using test::has;
 
 TEST(Markdown, FromRowsCarriesSavingCasesRatiosAndCommand) {
   const std::string cmd = "attnbench run --config configs/pr-evidence.toml --device cuda";
@@ -195,16 +195,37 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   }
 }
 
+// A malformed backend, phase or tag is named by its JSON path.
+TEST(MemoryReportJson, ErrorsNameTheJsonPath) {
+  test::TempDir d;
+  const auto message = [&](const std::string& backends) {
+    const std::string path = d.file("m.json");
+    test::write_file(path, R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": 1024, )"
+                           R"("backends": )" + backends + "}");
+    const std::string what = test::error_of([&] { load_memory_report_json(path); });
+    return what.substr(std::min(what.size(), ("memory report " + path + ": ").size()));
+  };
+  const std::string ok_phase = R"({"phase": "construct", "device_bytes": 1, "pinned_bytes": 0})";
+  EXPECT_EQ(message("{}"), "no \"backends\" array");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": []}, 7])"), "backends[1] is not an object");
+  EXPECT_EQ(message(R"([{"backend": "a"}])"), "backends[0].phases is not an array");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [)" + ok_phase + R"(, "x"]}])"),
+            "backends[0].phases[1] is not an object");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "construct", "pinned_bytes": 0}]}])"),
+            "backends[0].phases[0].device_bytes is not an integer");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1}, []]}]}])"),
+            "backends[0].phases[0].tags[1] is not an object");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "shared": 1}]}]}])"),
+            "backends[0].phases[0].tags[0].shared is not true / false");
+}
+
 // The memory report reader refuses FIFOs, devices, oversized files, NUL bytes and deep JSON before parsing.
 TEST(MemoryReportJson, HostileFilesAreRefusedBeforeReading) {
   test::TempDir d;
-  const auto message = [](const std::string& path) -> std::string {
-    try {
-      load_memory_report_json(path);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no InputError";
+  const auto message = [](const std::string& path) {
+    return test::error_of([&] { load_memory_report_json(path); });
   };
   const std::string fifo = d.file("m.json");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);

@@ -38,9 +38,7 @@ ResultRow row(const std::string& case_id, const std::string& backend, const std:
   r.q_tokens = 64;
   r.samples = 30;
   r.forward_median_us = forward;
-  r.step_median_us = step;
-  r.step_p10_us = step * 0.99;
-  r.step_p90_us = step * 1.02;
+  test::set_step_us(r, step * 0.99, step, step * 1.02);
   r.metadata_median_us = 5.0;
   return r;
 }
@@ -50,7 +48,7 @@ ResultRow::LedgerGroup entry(const std::string& tag, const std::string& kind, st
   return {phase, tag, kind, bytes, false, 1};
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using test::has;
 
 const PeerPair* find_pair(const PeerComparison& c, const std::string& case_id, const std::string& lib,
                           const std::string& timing) {

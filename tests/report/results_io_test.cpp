@@ -474,16 +474,7 @@ TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
 
 // A row with every optional set, so that a round trip covers every column.
 ResultRow report_row(const std::string& backend) {
-  ResultRow r = test::llama_row("decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16", backend, "graph");
-  r.q_tokens = 64;
-  r.samples = 30;
-  r.step_median_us = 100.25;
-  r.step_p10_us = 99.5;
-  r.step_p90_us = 101.75;
-  r.ctor_device_bytes = 537919492;
-  r.ctor_pinned_bytes = 0;
-  r.ref_max_abs_err = 1e-3;
-  r.bitwise_equal_to = backend == "trtllm_mha" ? "trtllm_mha_legacy" : "";
+  ResultRow r = test::measured_row(backend, "graph", 100.25, 99.5, 101.75);
   r.note = "with, \"quotes\"";
   r.kv_len_mean = 4096.5;
   r.kv_len_max = 8192;

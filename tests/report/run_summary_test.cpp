@@ -5,22 +5,17 @@
 
 #include <sstream>
 
+#include "support/result_rows.hpp"
+
 namespace attnbench {
 namespace {
 
 TEST(RunSummary, OneLinePerRowWithDashesForMissingValues) {
-  ResultRow ok;
-  ok.case_id = "decode/tiny/b=1/kv=8/p=64/bf16";
-  ok.backend = "trtllm_mha";
-  ok.timing = "eager";
-  ok.status = "ok";
-  ok.step_median_us = 12.34;
-  ok.step_p10_us = 11.0;
-  ok.step_p90_us = 13.5;
+  ResultRow ok = test::tiny_row("trtllm_mha");
+  test::set_step_us(ok, 11.0, 12.34, 13.5);
   ok.tb_per_s = 1.234;
   ok.tflops = 0.5;
   ok.ref_max_abs_err = 0.001;
-  ok.ref_pass = true;
   ok.bitwise_equal_to = "trtllm_mha_legacy";
   ResultRow skipped = ok;
   skipped.backend = "flashinfer";

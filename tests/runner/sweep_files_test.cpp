@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "report/results_io.hpp"
+#include "support/result_rows.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
@@ -56,13 +57,7 @@ TEST(SweepFiles, PrepareCreatesDirectoriesAndRewritesTheKeptRows) {
   test::TempDir d;
   const SweepFiles f = sweep_files(d.file("a/b/r.csv"), "", "", "", false);
   EXPECT_FALSE(std::filesystem::exists(d.file("a")));
-  ResultRow r;
-  r.mode = "decode";
-  r.timing = "eager";
-  r.status = "ok";
-  r.case_id = "decode/tiny/b=1/kv=8/p=64/bf16";
-  r.backend = "flashinfer";
-  r.status = "ok";
+  const ResultRow r = test::tiny_row("flashinfer");
   prepare_sweep_files(f, /*rewrite=*/true, {r});
   ASSERT_TRUE(std::filesystem::is_directory(d.file("a/b")));
   const auto rows = read_results_csv(f.csv);
@@ -92,13 +87,8 @@ TEST(SweepFiles, AHardLinkOrASymlinkOfAnInputIsThatInput) {
 }
 
 ResultRow some_row(const std::string& id) {
-  ResultRow r;
-  r.mode = "decode";
-  r.timing = "eager";
-  r.status = "ok";
+  ResultRow r = test::tiny_row("flashinfer");
   r.case_id = id;
-  r.backend = "flashinfer";
-  r.status = "ok";
   return r;
 }
 

@@ -1,4 +1,4 @@
-// Helpers shared by tests: temp dirs, running the attnbench binary, reading files.
+// Helpers shared by tests: temp dirs, running the attnbench binary, reading files, text lines.
 #pragma once
 
 #include <cstdlib>
@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 namespace attnbench::test {
 
@@ -40,11 +41,28 @@ inline void write_file(const std::string& path, const std::string& text) {
   f << text;
 }
 
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The lines of `text`, without their '\n'.
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
 struct RunResult {
   int exit_code;
   std::string out;
   std::string err;
 };
+
+// The binary the hostile-input tests run: ATTNBENCH_HOSTILE_BINARY when set (e.g. an older build, to count the
+// inputs it gets wrong), else the attnbench built with the tests.
+inline std::string hostile_binary() {
+  const char* other = std::getenv("ATTNBENCH_HOSTILE_BINARY");
+  return other && *other ? other : ATTNBENCH_BINARY;
+}
 
 // Runs the built attnbench binary with `args` (a shell-quoted string), capturing stdout and stderr.
 inline RunResult run_attnbench(const std::string& args, const TempDir& dir) {
