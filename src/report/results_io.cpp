@@ -716,4 +716,27 @@ ResultSet load_result_set(const std::string& path) {
   return set;
 }
 
+std::string options_text(const std::vector<std::pair<std::string, std::string>>& options) {
+  std::string out;
+  for (const auto& [k, v] : options) out += (out.empty() ? "" : "; ") + k + "=" + v;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_options_text(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find("; ", begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(begin, end - begin);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      out.push_back({item, ""});
+    else
+      out.push_back({item.substr(0, eq), item.substr(eq + 1)});
+    begin = end + 2;
+  }
+  return out;
+}
+
 }  // namespace attnbench

@@ -236,4 +236,10 @@ void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& pr
 // file (see the two readers) or two rows with the same key (sample_key).
 ResultSet load_result_set(const std::string& path);
 
+// A sweep's options as one environment value (runner/sweep_options.hpp): "--model=tiny; --batch=1,2; ..." and
+// back. parse_options_text() of a text it did not write returns what it can (pairs without '=' have an empty
+// value).
+std::string options_text(const std::vector<std::pair<std::string, std::string>>& options);
+std::vector<std::pair<std::string, std::string>> parse_options_text(const std::string& text);
+
 }  // namespace attnbench

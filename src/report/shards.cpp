@@ -70,27 +70,13 @@ std::optional<std::string> env_get(const Env& env, const std::string& key) {
   return std::nullopt;
 }
 
-std::vector<std::pair<std::string, std::string>> options_pairs(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find("; ", begin);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(begin, end - begin);
-    const std::size_t eq = item.find('=');
-    out.push_back(eq == std::string::npos ? std::pair{item, std::string()} : std::pair{item.substr(0, eq), item.substr(eq + 1)});
-    begin = end + 2;
-  }
-  return out;
-}
-
 // "--batch 1 (A: 2), ..." between two options texts; "" when they cannot be told apart.
 std::string options_diff(const std::string& a, const std::string& b) {
   std::map<std::string, std::string> before;
-  for (const auto& [k, v] : options_pairs(a)) before[k] = v;
+  for (const auto& [k, v] : parse_options_text(a)) before[k] = v;
   std::string diff;
   const auto shown = [](const std::string& v) { return v.empty() ? std::string("(unset)") : printable(v); };
-  for (const auto& [k, v] : options_pairs(b)) {
+  for (const auto& [k, v] : parse_options_text(b)) {
     const auto it = before.find(k);
     const std::string was = it == before.end() ? std::string("(not recorded)") : shown(it->second);
     if (it == before.end() || it->second != v) diff += (diff.empty() ? "" : ", ") + printable(k) + " " + shown(v) + " (vs " + was + ")";
@@ -256,7 +242,7 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
 
   // Every row one of its shard's cases; every case a row of each backend.
   std::vector<std::string> backends;
-  for (const auto& [k, v] : options_pairs(required(first, "options")))
+  for (const auto& [k, v] : parse_options_text(required(first, "options")))
     if (k == "--backend") {
       std::size_t b = 0;
       while (b <= v.size()) {

@@ -111,29 +111,6 @@ SweepOptions sweep_options(const RunPlan& p, const std::vector<std::string>& bac
   return o;
 }
 
-std::string options_text(const SweepOptions& options) {
-  std::string out;
-  for (const auto& [k, v] : options) out += (out.empty() ? "" : "; ") + k + "=" + v;
-  return out;
-}
-
-SweepOptions parse_options_text(const std::string& text) {
-  SweepOptions out;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find("; ", begin);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(begin, end - begin);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      out.push_back({item, ""});
-    else
-      out.push_back({item.substr(0, eq), item.substr(eq + 1)});
-    begin = end + 2;
-  }
-  return out;
-}
-
 std::string options_fingerprint(const SweepOptions& options) { return "v1:" + hex64(fnv1a(options_text(options))); }
 
 std::vector<std::pair<std::string, std::string>> options_environment(const SweepOptions& options) {

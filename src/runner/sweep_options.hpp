@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/results_io.hpp"
 #include "runner/plan.hpp"
 
 namespace attnbench {
@@ -25,10 +26,7 @@ inline constexpr const char* kOptionsKey = "options";
 // the trace file when there is one (InputError naming --trace when it cannot be read).
 SweepOptions sweep_options(const RunPlan& plan, const std::vector<std::string>& backends, bool validate_only);
 
-// "--model=tiny; --batch=1,2; ..." and back. parse_options_text() of a text it did not write returns what it
-// can (pairs without '=' have an empty value).
-std::string options_text(const SweepOptions& options);
-SweepOptions parse_options_text(const std::string& text);
+// options_text() / parse_options_text(): report/results_io.hpp (merge reads them too).
 
 // "v1:<16 hex digits>" of options_text(options).
 std::string options_fingerprint(const SweepOptions& options);
