@@ -77,15 +77,34 @@ class InputError(pf.InputError):
 
 # ---- stand-ins for missing modules ---------------------------------------------------------------------
 
-class _StandIn:
+class _StandInMeta(type):
+    """Any attribute of a stand-in class is another stand-in class (module.Class.CONSTANT chains import)."""
+
+    def __new__(mcls, name, bases, ns, **kwargs):
+        return super().__new__(mcls, name, bases, ns)
+
+    def __init__(cls, name, bases, ns, **kwargs):
+        super().__init__(name, bases, ns)
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        sub = _StandInMeta(attr, (cls,), {"__module__": cls.__module__})
+        setattr(cls, attr, sub)
+        return sub
+
+
+class _StandIn(metaclass=_StandInMeta):
     """A class that a stand-in module hands out for any name: accepts any arguments, subclassable with keyword
     arguments, usable as a field type in pydantic models. It computes nothing."""
 
-    def __init_subclass__(cls, **kwargs):
-        pass
-
     def __init__(self, *args, **kwargs):
         pass
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return getattr(type(self), attr)
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source, handler):
@@ -105,7 +124,7 @@ class StubModule(types.ModuleType):
     def __getattr__(self, attr: str):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        cls = type(attr, (_StandIn,), {"__module__": self.__name__})
+        cls = _StandInMeta(attr, (_StandIn,), {"__module__": self.__name__})
         setattr(self, attr, cls)
         return cls
 
@@ -151,6 +170,7 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return None
         parent = sys.modules.get(top)
         if fullname != top and parent is not None and getattr(parent, "__attnbench_stub__", False):
+            self.used.setdefault(fullname, importer_module(self.frame_source()))
             return importlib.machinery.ModuleSpec(fullname, self)  # submodule of a stand-in already given
         if not self._really_missing(top):
             return None
@@ -210,6 +230,8 @@ WRAPPER_NAMES = {"_int_workspace_buffer": "int_workspace", "_pin_memory_int_work
 FLASHINFER_ATTRS = ("kv_indptr", "kv_last_page_len", "qo_indptr", "prefill_wrapper_ragged", "prefill_wrappers_paged",
                     "prefill_wrappers_verify", "decode_wrappers", "cuda_graph_kv_indices", "cuda_graph_custom_mask",
                     "cuda_graph_qk_indptr", "cuda_graph_qo_indptr")
+# Attributes that are views of another attribute's storage
+VIEW_ATTRS = ("fmha_v2_workspace_buffer",)
 # Capture-phase names: SGLang's attribute path with the batch size -> attnbench's tag
 CAPTURE_ALIASES = [(re.compile(r"^flashinfer\.decode_cuda_graph_metadata\[bs\]\[(\d+)\]"),
                     r"flashinfer.cuda_graph_decode_wrappers[\1]")]
@@ -268,6 +290,8 @@ def ledger_from(items, phase: str, prefix_of: Callable[[str], str], skip_storage
     """Ledger entries for (path, tensor) items: one per storage not in skip_storages (a view of a storage counts
     once, under the first path that reaches it); host (unpinned) tensors are left out."""
     entries: Dict[str, Dict[str, object]] = {}
+    # a view (fmha_v2_workspace_buffer = T1[semaphore_bytes:], L318) is named after the tensor it views
+    items = sorted(items, key=lambda it: it[0][0] in VIEW_ATTRS)
     for path, t in items:
         st = storage_of(t)
         if st in skip_storages:
