@@ -55,6 +55,19 @@ llama_filter=${LLAMA_FILTER:-'^(decode/llama-3.1-8b/L=6/b=16/kv=4096/|extend/lla
   --prefix-len 4096 --extend-len 4096 --extend-batch 1 --speculative-num-draft-tokens 4 --timing eager \
   --list-cases --format csv > "$out/sglang/cases-qwen.csv" || echo "== FAILED: qwen case list"
 
+if [ "${SKIP_MODEL:-0}" != 1 ]; then  # attnbench's rows of the same cases (graph rows carry graph state + capture)
+  for m in llama qwen; do
+    ids=$(tail -n +2 "$out/sglang/cases-$m.csv" | cut -d, -f2 | sed 's/[.]/[.]/g' | paste -sd'|')
+    [ -n "$ids" ] || continue
+    if [ "$m" = llama ]; then src=(--config configs/pr-evidence.toml); else
+      src=(--model qwen2.5-7b --layers 6 --mode decode,extend,verify --batch 16 --kv-len 4096 --prefix-len 4096
+           --extend-len 4096 --extend-batch 1 --speculative-num-draft-tokens 4); fi
+    timeout -k 10 120 "$bin" run "${src[@]}" --sglang 0.5.23 --filter "^($ids)\$" --device cuda \
+      --out "$out/sglang/model-$m.csv" > "$out/sglang/model-$m.log" 2>&1
+    echo "== attnbench $m exit $? ($(left) s left)"
+  done
+fi
+
 if [ "${SKIP_SGLANG:-0}" != 1 ]; then
   for m in llama qwen; do
     t=$(( $(left) / 2 )); [ "$m" = qwen ] && t=$(( $(left) - ${FI_RESERVE_S:-150} ))
@@ -77,4 +90,8 @@ if [ "${SKIP_FI:-0}" != 1 ]; then
     --filter "${FI_FILTER:-}" --out "$out/flashinfer-0.7.2/peers.csv" 2>&1 | tee "$out/flashinfer-0.7.2/peers.log"
   echo "== peer_flashinfer exit ${PIPESTATUS[0]}"
 fi
+for m in llama qwen; do  # the Model vs SGLang section
+  [ -f "$out/sglang/model-$m.json" ] && [ -f "$out/sglang/$m/rows.json" ] &&
+    "$bin" report "$out/sglang/model-$m.json" --peers "$out/sglang/$m/rows.json" > "$out/sglang/report-$m.md" 2>&1
+done
 echo "== done in $(( $(date +%s) - start )) s"

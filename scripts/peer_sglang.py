@@ -882,6 +882,7 @@ def main(argv: Sequence[str], make_backend: Optional[Callable[[str], pf.Backend]
         print(f"peer_sglang: error: {e}", file=sys.stderr)
         return 2
     bad = 0
+    pass_ledgers: Dict[tuple, List[Dict[str, object]]] = {}  # (model, backend) -> the memory pass's ledger
     try:
         if not a.no_memory:
             for model, modes in memory_cases(cases).items():
@@ -897,6 +898,7 @@ def main(argv: Sequence[str], make_backend: Optional[Callable[[str], pf.Backend]
                         led = []
                     for r in memory_rows(model, first.page_size, n, led):
                         mem.add(r)
+                    pass_ledgers[(model, first.page_size, n)] = led
                     log(f"peer_sglang: memory {model} {n}: {len(led)} tags ({time.monotonic() - t0:.1f} s)")
             bad += sum(1 for r in phases.rows if r.get("status") == "failed")
         if not a.no_rows:
@@ -908,8 +910,10 @@ def main(argv: Sequence[str], make_backend: Optional[Callable[[str], pf.Backend]
                         row = pf.run_one(b, c, timing, repro, 0.0)
                         if row["status"] in ("failed", "oom"):
                             bad += 1
-                        rows_add = row
-                        writer.add(rows_add)
+                        # the row's own construct ledger, and the memory pass's graph state and capture
+                        row["ledger"] = list(row["ledger"]) + [e for e in pass_ledgers.get((c.model, c.page_size, n), [])
+                                                               if e["phase"] != "construct"]
+                        writer.add(row)
                         log(f"peer_sglang: {c.case_id} {n} {timing}: {row['status']} "
                             f"({time.monotonic() - t0:.1f} s) {row['note'] if row['status'] != 'ok' else ''}")
                     outs = getattr(b, "last_outputs", {}).pop(c.case_id, None)
