@@ -52,7 +52,7 @@ llama_filter=${LLAMA_FILTER:-'^(decode/llama-3.1-8b/L=6/b=16/kv=4096/|extend/lla
 "$bin" run --config configs/pr-evidence.toml --sglang 0.5.23 --filter "$llama_filter" --timing eager --list-cases \
   --format csv > "$out/sglang/cases-llama.csv" || echo "== FAILED: llama case list"
 "$bin" run --model qwen2.5-7b --sglang 0.5.23 --layers 6 --mode decode,extend,verify --batch 16 --kv-len 4096 \
-  --prefix-len 4096 --extend-len 4096 --extend-batch 1 --speculative-num-draft-tokens 4 --timing eager \
+  --prefix-len 4096 --extend-len 4096 --extend-batch 1 --draft-tokens 4 --timing eager \
   --list-cases --format csv > "$out/sglang/cases-qwen.csv" || echo "== FAILED: qwen case list"
 
 if [ "${SKIP_MODEL:-0}" != 1 ]; then  # attnbench's rows of the same cases (graph rows carry graph state + capture)
@@ -61,7 +61,7 @@ if [ "${SKIP_MODEL:-0}" != 1 ]; then  # attnbench's rows of the same cases (grap
     [ -n "$ids" ] || continue
     if [ "$m" = llama ]; then src=(--config configs/pr-evidence.toml); else
       src=(--model qwen2.5-7b --layers 6 --mode decode,extend,verify --batch 16 --kv-len 4096 --prefix-len 4096
-           --extend-len 4096 --extend-batch 1 --speculative-num-draft-tokens 4); fi
+           --extend-len 4096 --extend-batch 1 --draft-tokens 4); fi
     timeout -k 10 120 "$bin" run "${src[@]}" --sglang 0.5.23 --filter "^($ids)\$" --device cuda \
       --out "$out/sglang/model-$m.csv" > "$out/sglang/model-$m.log" 2>&1
     echo "== attnbench $m exit $? ($(left) s left)"
