@@ -406,7 +406,9 @@ def make_lean_class(trtllm_cls, base_cls):
                 return None, None
             return layer.k_scale, layer.v_scale
 
-    ns = {k: v for k, v in trtllm_cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
+    # the class body; not the class machinery (ABCMeta makes its own abstract-method bookkeeping)
+    ns = {k: v for k, v in trtllm_cls.__dict__.items()
+          if k not in ("__dict__", "__weakref__", "__abstractmethods__", "_abc_impl")}
     lean = type("TRTLLMHAAttnBackend", (_LeanBase,), ns)
     lean.__qualname__ = "TRTLLMHAAttnBackend(AttentionBackend)"
     cell = types.CellType(lean)

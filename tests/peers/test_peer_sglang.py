@@ -7,6 +7,7 @@ bit-compared with the inheriting ones.
 
 Plain unittest: `python3 tests/peers/test_peer_sglang.py` (ctest runs it with ATTNBENCH_BINARY set)."""
 
+import abc
 import csv
 import io
 import json
@@ -266,7 +267,7 @@ class Stubs(unittest.TestCase):
 
 # ---- the lean class ------------------------------------------------------------------------------------
 
-class Base:  # AttentionBackend
+class Base(abc.ABC):  # AttentionBackend (an ABC, as SGLang's)
     extend_dummy_seqs_capped_by_req_pool = False
 
     def __init__(self):
