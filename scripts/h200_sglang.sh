@@ -2,7 +2,8 @@
 # SGLang 0.5.23's own backend classes (issue 13) and the FlashInfer 0.7.2 peer (issue 12) on a GPU machine
 # without network. The stripped site trees (scripts/sglang_site.py: .carry/sgl1, sgl2, ... each with site/ and a
 # MANIFEST "part i of N") travel one or more per call; each call copies the parts it carries into /tmp/site and
-# the call that completes the set runs the peers. A machine with `pip install sglang==0.5.23` needs no parts:
+# the call that completes the set runs the peers. .carry/sgl-all/sgl.tar.gz (sglang_site.py --tar) holds all the
+# parts at 23 MB: carrying it, one call installs and runs. A machine with `pip install sglang==0.5.23` needs no parts:
 # SITE=none scripts/h200_sglang.sh ...
 #   scripts/h200_sglang.sh ATTNBENCH OUTDIR
 # Env: SITE (default /tmp/site), PARTS (default: .carry/sgl*), LLAMA_FILTER / QWEN_* (the cases), BUDGET_S (the
@@ -22,6 +23,10 @@ mkdir -p "$out/sglang" "$out/flashinfer-0.7.2"
 if [ "$site" != none ]; then
   mkdir -p "$site"
   for part in ${PARTS:-.carry/sgl*}; do
+    if [ -f "$part/sgl.tar.gz" ]; then  # every part in one archive (with the markers): one call installs all
+      tar -C "$site" -xzf "$part/sgl.tar.gz" && echo "== installed $part/sgl.tar.gz into $site"
+      continue
+    fi
     [ -f "$part/MANIFEST" ] || continue
     head -1 "$part/MANIFEST" > "$site/.$(basename "$part").installed.tmp"
     cp -a "$part/site/." "$site/" && mv "$site/.$(basename "$part").installed.tmp" "$site/.$(basename "$part").installed"

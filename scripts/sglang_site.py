@@ -6,7 +6,7 @@ needs none of this.
 
   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \\
       --platform manylinux_2_28_x86_64 ... -d .whl sglang==0.5.23 flashinfer-python==0.7.2 apache-tvm-ffi==0.1.11 ...
-  python3 scripts/sglang_site.py --wheels .whl --out .carry --part-mib 48
+  python3 scripts/sglang_site.py --wheels .whl --out .carry --part-mib 48 --tar
 
 What is kept (everything else of the wheels is left out; the list is in each part's MANIFEST):
 - Python: every module reachable by module-level imports (`import` statements outside function bodies,
@@ -245,6 +245,8 @@ def main(argv) -> int:
     ap.add_argument("--part-mib", type=float, default=48.0, help="the most bytes of one part, MiB")
     ap.add_argument("--work", default="/tmp/sglang_site_work", help="scratch folder for the extracted wheels")
     ap.add_argument("--reuse", action="store_true", help="keep the wheels extracted in --work by an earlier run")
+    ap.add_argument("--tar", action="store_true", help="also write OUT/sgl-all/sgl.tar.gz: every part (and the "
+                                                       "markers scripts/h200_sglang.sh reads) in one archive")
     a = ap.parse_args(argv)
     if not os.path.isdir(a.wheels):
         print(f"sglang_site: error: --wheels: no folder '{a.wheels}'", file=sys.stderr)
@@ -259,6 +261,18 @@ def main(argv) -> int:
     for name, d, fs in parts:
         print(f"{name}: {len(fs)} files, {sum(os.path.getsize(f) for f in fs) / (1 << 20):.1f} MiB -> {d}")
     print(f"kept {len(keep)} files, {total / (1 << 20):.1f} MiB, in {len(parts)} part(s)")
+    if a.tar:
+        import tarfile  # noqa: PLC0415
+        d = os.path.join(a.out, "sgl-all")
+        os.makedirs(d, exist_ok=True)
+        with tarfile.open(os.path.join(d, "sgl.tar.gz"), "w:gz") as t:
+            for i, (name, pd, fs) in enumerate(parts, start=1):
+                t.add(os.path.join(pd, "site"), arcname=".")
+                marker = os.path.join(a.work, f".{name}.installed")
+                with open(marker, "w") as m:
+                    m.write(f"part {i} of {len(parts)}\n")
+                t.add(marker, arcname=f".{name}.installed")
+        print(f"all parts: {os.path.getsize(os.path.join(d, 'sgl.tar.gz')) / (1 << 20):.1f} MiB -> {d}/sgl.tar.gz")
     return 0
 
 
