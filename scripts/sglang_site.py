@@ -6,7 +6,7 @@ needs none of this.
 
   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \\
       --platform manylinux_2_28_x86_64 ... -d .whl sglang==0.5.23 flashinfer-python==0.7.2 apache-tvm-ffi==0.1.11 ...
-  python3 scripts/sglang_site.py --wheels .whl --out .carry --part-mib 48 --tar
+  python3 scripts/sglang_site.py --wheels .whl --out .carry --part-mib 48 --tar [--all-python]
 
 What is kept (everything else of the wheels is left out; the list is in each part's MANIFEST):
 - Python: every module reachable by module-level imports (`import` statements outside function bodies,
@@ -245,6 +245,10 @@ def main(argv) -> int:
     ap.add_argument("--part-mib", type=float, default=48.0, help="the most bytes of one part, MiB")
     ap.add_argument("--work", default="/tmp/sglang_site_work", help="scratch folder for the extracted wheels")
     ap.add_argument("--reuse", action="store_true", help="keep the wheels extracted in --work by an earlier run")
+    ap.add_argument("--all-python", action="store_true",
+                    help="with --tar: the archive (OUT/sgl-full/sgl.tar.gz) also holds every Python file of SGLang "
+                         "(but multimodal_gen) and FlashInfer (but data/ and experimental/): a hedge against a "
+                         "module the import scan missed")
     ap.add_argument("--tar", action="store_true", help="also write OUT/sgl-all/sgl.tar.gz: every part (and the "
                                                        "markers scripts/h200_sglang.sh reads) in one archive")
     a = ap.parse_args(argv)
@@ -263,9 +267,19 @@ def main(argv) -> int:
     print(f"kept {len(keep)} files, {total / (1 << 20):.1f} MiB, in {len(parts)} part(s)")
     if a.tar:
         import tarfile  # noqa: PLC0415
-        d = os.path.join(a.out, "sgl-all")
+        d = os.path.join(a.out, "sgl-full" if a.all_python else "sgl-all")
         os.makedirs(d, exist_ok=True)
         with tarfile.open(os.path.join(d, "sgl.tar.gz"), "w:gz") as t:
+            if a.all_python:
+                skip = ("flashinfer/data", "flashinfer/experimental", "sglang/multimodal_gen")
+                for top in ("sglang", "flashinfer", "openai", "pydantic", "starlette"):
+                    for dp, dns, fs in os.walk(os.path.join(site, top)):
+                        rel = os.path.relpath(dp, site)
+                        dns[:] = [x for x in dns if os.path.join(rel, x) not in skip and x != "__pycache__"]
+                        for f in fs:
+                            p = os.path.join(dp, f)
+                            if f.endswith(".py") and p not in keep:
+                                t.add(p, arcname=os.path.relpath(p, site))
             for i, (name, pd, fs) in enumerate(parts, start=1):
                 t.add(os.path.join(pd, "site"), arcname=".")
                 marker = os.path.join(a.work, f".{name}.installed")
