@@ -11,7 +11,9 @@ writes rows in attnbench's result schema (CSV + JSON) under two peer backend nam
                   verify. Wrappers built as FlashInferAttnBackend builds them (F1, F5-F8).
   trtllm_lib      flashinfer.decode.trtllm_batch_decode_with_kv_cache over block tables and the HND view of the
                   pool (XQA on SM90, trtllm-gen on SM100) for decode and verify (q_len_per_req = draft tokens).
-                  Extend is skipped on SM90: SGLang runs trtllm_mha there as a decode backend only.
+                  Extend: with FlashInfer >= 0.7 on SM90 / SM120, trtllm_fmha_v2_prefill over paged KV as SGLang
+                  0.5.23 calls it (fused K/V halves, [bs, 2, pages] block table); with 0.6.15 it is skipped
+                  (SGLang 30cb848d4 runs trtllm_mha there as a decode backend only).
 
 Usage (a GPU, PyTorch and flashinfer-python installed):
   attnbench run --config configs/pr-evidence.toml --filter 'llama-3.1-8b/' --list-cases --format csv > cases.csv
@@ -1126,8 +1128,16 @@ class TrtllmLib(TorchBackend):
         from flashinfer.decode import trtllm_batch_decode_with_kv_cache  # noqa: PLC0415
         self.decode = trtllm_batch_decode_with_kv_cache
         self.sm100 = self.props.major == 10
+        # FlashInfer 0.7.2 (SGLang 0.5.23): trtllm_mha serves extend on SM90 / SM120 through trtllm_fmha_v2_prefill,
+        # and T1 carries XQA's 8 MiB semaphore prefix there (facts-0.5.23 §1.1 T1, §1.4, §3.3).
+        self.fmha_v2 = flashinfer_at_least(self.version, (0, 7)) and self.props.major in (9, 12)
+        self.semaphore_bytes = 8 << 20 if self.fmha_v2 else 0  # _XQA_SEMAPHORE_BYTES (trtllm_mha_backend.py L83)
 
     def supports(self, c: Case, timing: str) -> Optional[str]:
+        if c.mode == "extend" and self.fmha_v2:
+            if timing == "graph":
+                return "extend is not captured in CUDA graphs"
+            return self.unmodelled(c)
         if c.mode == "extend":
             # Not run anywhere: SGLang's extend calls trtllm_batch_context_with_kv_cache, trtllm-gen only (SM100),
             # and on SM90 it runs trtllm_mha as the decode backend only (server_args.py L5919-5928).
@@ -1141,7 +1151,8 @@ class TrtllmLib(TorchBackend):
         p = _PreparedTorch(self, wl)
         torch.cuda.synchronize()
         drv0, a0 = self.driver_used(), self.allocated()
-        ws = torch.zeros(c.trtllm_workspace_bytes, dtype=torch.uint8, device="cuda")  # T1, zeroed (L158-167)
+        # T1, zeroed (30cb848d4 L158-167; 0.5.23 L306-317: the semaphore prefix + W on SM90 / SM120)
+        ws = torch.zeros(self.semaphore_bytes + c.trtllm_workspace_bytes, dtype=torch.uint8, device="cuda")
         # T2 (#33063): round_up(max(B*Hq_cfg, sm_count), 8) * 4 bytes, B = max(8192, (R+1)*max(1, draft)).
         B = max(8192, (c.max_running_requests + 1) * max(1, c.draft_tokens))
         counter_bytes = -(-max(B * c.num_attention_heads, self.props.multi_processor_count) // 8) * 8 * 4
@@ -1157,6 +1168,8 @@ class TrtllmLib(TorchBackend):
              "bytes": counters.numel(), "shared": False, "count": 1}]
         p.notes = [f"flashinfer {self.version}", "backend auto: " + ("trtllm-gen" if self.sm100 else "xqa")]
         p.ws, p.counters = ws, counters
+        if c.mode == "extend":
+            return self.prepare_fmha_v2_extend(c, p, wl, ws)
         bs, Hq, Hkv, D, P, dt = c.batch, c.num_qo_heads, c.num_kv_heads, c.head_dim, c.page_size, wl.dtype
         num_pages = wl.num_slots // P
         # The pool [slots, Hkv, D] viewed as [pages, P, Hkv, D] and permuted to the HND view [pages, Hkv, P, D]
@@ -1226,6 +1239,72 @@ class TrtllmLib(TorchBackend):
         else:
             p.forward = layers
         return p
+
+
+    def prepare_fmha_v2_extend(self, c: Case, p: "_PreparedTorch", wl: "Workload", ws) -> "Prepared":
+        """Extend as SGLang 0.5.23 runs it on SM90 (trtllm_mha_backend.py L1890-1921): K and V of a layer are the
+        two block-aligned halves of one allocation (memory_pool.py L2630-2645), so the block table is
+        [page_table, page_table + delta] stacked to [bs, 2, max_pages] once per forward (_fmha_v2_paged_inputs,
+        L429-468: the no-copy fast path), the KV written first, then trtllm_fmha_v2_prefill per layer with
+        out=None (FlashInfer allocates the output, prefill.py L7749-7756)."""
+        torch = self.torch
+        from flashinfer.prefill import trtllm_fmha_v2_prefill  # noqa: PLC0415
+        bs, Hq, Hkv, D, P, dt = c.batch, c.num_qo_heads, c.num_kv_heads, c.head_dim, c.page_size, wl.dtype
+        num_pages = wl.num_slots // P
+        kv = []  # per layer: one [2, slots, Hkv, D] allocation; K = [0], V = [1] (V delta = num_pages pages)
+        for layer in range(c.layers):
+            buf = torch.empty(2, wl.num_slots, Hkv, D, dtype=dt, device="cuda")
+            buf[0].copy_(wl.k_pool[layer])
+            buf[1].copy_(wl.v_pool[layer])
+            kv.append(buf)
+        delta = num_pages
+        fmha_ws = ws[self.semaphore_bytes:]  # fmha_v2_workspace_buffer = T1[semaphore_bytes:] (L318)
+        strided = torch.arange(0, wl.max_pages * P, P, device="cuda")
+        max_q = max(c.new_lens)
+        has_prefix = any(x > 0 for x in c.prefix_lens)
+        state = {}
+
+        def metadata():
+            # init_forward_metadata, EXTEND (L1309-1380): cache_seqlens, cu_seqlens_k, cu_seqlens_q (an alias of
+            # cu_seqlens_k without a prefix), the page table; the stacked table memoized per forward (L429-468).
+            cache_seqlens = wl.seq_lens
+            cu_k = torch.nn.functional.pad(torch.cumsum(wl.seq_lens, 0, dtype=torch.int32), (1, 0))
+            cu_q = torch.nn.functional.pad(torch.cumsum(wl.new_lens, 0, dtype=torch.int32), (1, 0)) \
+                if has_prefix else cu_k
+            page_table = (wl.req_to_token[:, strided] // P).to(torch.int32)
+            state.update(cache_seqlens=cache_seqlens, cu_k=cu_k, cu_q=cu_q,
+                         block_tables=torch.stack([page_table, page_table + delta], dim=1))
+
+        def layers():
+            for layer in range(c.layers):
+                buf = kv[layer]
+                buf[0][wl.out_cache_loc] = wl.k  # set_kv_buffer before attention (L1712-1747)
+                buf[1][wl.out_cache_loc] = wl.v
+                k_cache = buf[0].view(num_pages, P, Hkv, D)
+                v_cache = buf[1].view(num_pages, P, Hkv, D)
+                p.outs[layer] = trtllm_fmha_v2_prefill(
+                    (wl.q, (k_cache, v_cache)), input_layout="Q_PAGED_KV_NHD", workspace_buffer=fmha_ws,
+                    seq_lens=state["cache_seqlens"], max_q_len=max_q, max_kv_len=c.context_len,
+                    bmm1_scale=c.sm_scale, bmm2_scale=1.0, batch_size=bs, cum_seq_lens_q=state["cu_q"],
+                    cum_seq_lens_kv=state["cu_k"], block_tables=state["block_tables"], out=None, out_dtype=dt,
+                    mask_mode="causal", window_left=-1, sinks=None, skip_softmax_threshold_scale_factor=0.0)
+
+        p.kv = kv
+        p.poison = lambda: None  # FlashInfer allocates each output: nothing stale to poison
+        p.metadata, p.forward = metadata, layers
+        p.notes.append("extend: trtllm_fmha_v2_prefill, Q_PAGED_KV_NHD, fused K/V halves, [bs, 2, pages] table")
+        return p
+
+
+def flashinfer_at_least(version: str, want: "tuple[int, ...]") -> bool:
+    """'0.7.2' / '0.6.15.post1' compared with `want` on the leading numbers."""
+    nums = []
+    for part in version.split("."):
+        m = re.match(r"\d+", part)
+        if not m:
+            break
+        nums.append(int(m.group()))
+    return tuple(nums[:len(want)]) >= tuple(want)
 
 
 def copy_bandwidth_bytes_per_s() -> float:

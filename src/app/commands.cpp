@@ -23,6 +23,7 @@
 #include "report/compare.hpp"
 #include "report/markdown.hpp"
 #include "report/peers.hpp"
+#include "report/sglang_peers.hpp"
 #include "report/results_io.hpp"
 #include "report/run_summary.hpp"
 #include "runner/case_list.hpp"
@@ -283,6 +284,8 @@ int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
     if (o.format == "md" || o.format == "markdown") {
       os << line << "\n\n";
       write_peer_markdown(os, pc);
+      const SglangComparison sc = compare_sglang(base.rows, now.rows, backend_catalog(), {now.environment});
+      if (!sc.memory.empty()) write_sglang_markdown(os << "\n", sc);
     } else if (o.format == "csv") {
       std::cerr << "attnbench compare: " << line << "\n";
       write_peer_csv(os, pc);

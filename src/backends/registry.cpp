@@ -29,13 +29,13 @@ DerivedFacts legacy_facts(const ModelConfig& m, const ServerArgs& s) {
 std::vector<BackendInfo>& registry_storage() {
   static std::vector<BackendInfo> registry = {
       {"flashinfer", "FlashInferAttnBackend", no_checks, make<FlashInferBackend>, "flashinfer_lib", "",
-       FlashInferBackend::derived_facts, "FlashInfer's wrappers"},
+       FlashInferBackend::derived_facts, "FlashInfer's wrappers", "flashinfer_sglang"},
       {"trtllm_mha", "TRTLLMHAAttnBackend(AttentionBackend): the proposed change", TrtllmMhaImpl::validate,
        make<TrtllmMhaBackend>, "trtllm_lib", "trtllm_mha_legacy", TrtllmMhaImpl::derived_facts,
-       "FlashInfer's `trtllm_batch_decode_with_kv_cache`"},
+       "FlashInfer's `trtllm_batch_decode_with_kv_cache`", "trtllm_mha_lean_sglang"},
       // No library twin: it runs the same TRTLLM kernels as trtllm_mha, whose twin is trtllm_lib.
       {"trtllm_mha_legacy", "TRTLLMHAAttnBackend(FlashInferAttnBackend): SGLang today", TrtllmMhaImpl::validate,
-       make<TrtllmMhaLegacyBackend>, "", "", legacy_facts, ""},
+       make<TrtllmMhaLegacyBackend>, "", "", legacy_facts, "", "trtllm_mha_sglang"},
   };
   return registry;
 }

@@ -31,6 +31,9 @@ struct BackendInfo {
   DerivedFacts (*derived)(const ModelConfig&, const ServerArgs&) = nullptr;
   // What library_twin runs, for the reports (Markdown); empty without a twin.
   std::string library_what;
+  // The SGLang peer script's backend (scripts/peer_sglang.py) that runs SGLang's own class this backend models,
+  // e.g. "flashinfer_sglang"; empty when there is none.
+  std::string sglang_twin;
 };
 
 // Every backend: the built-ins in their fixed order, then registered variants in registration order.

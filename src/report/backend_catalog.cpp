@@ -15,6 +15,13 @@ std::optional<std::string> BackendCatalog::model_twin_of(const std::string& lib)
   return std::nullopt;
 }
 
+std::optional<std::string> BackendCatalog::model_twin_of_sglang(const std::string& peer) const {
+  if (peer.empty()) return std::nullopt;
+  for (const CatalogBackend& b : backends)
+    if (b.sglang_twin == peer) return b.name;
+  return std::nullopt;
+}
+
 std::vector<std::string> BackendCatalog::library_backends() const {
   std::vector<std::string> out;
   for (const CatalogBackend& b : backends)

@@ -16,6 +16,7 @@ struct CatalogBackend {
   std::string models;        // the SGLang class it models
   std::string library_twin;  // the library script's backend running the real thing it models ("" none)
   std::string library_what;  // what that library backend runs, for the Markdown ("" none)
+  std::string sglang_twin;   // the SGLang peer script's backend running SGLang's own class it models ("" none)
 };
 
 // The change under test: `baseline` is today's backend, `candidate` the changed one. The report's headline,
@@ -38,6 +39,8 @@ struct BackendCatalog {
   std::optional<std::string> model_twin_of(const std::string& lib) const;
   // The library twins of the backends that have one, in registry order.
   std::vector<std::string> library_backends() const;
+  // The attnbench backend whose sglang_twin is `peer`; nullopt for any other name.
+  std::optional<std::string> model_twin_of_sglang(const std::string& peer) const;
 };
 
 }  // namespace attnbench

@@ -19,6 +19,7 @@
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/peers.hpp"
+#include "report/sglang_peers.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
 
@@ -656,6 +657,18 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   const bool merged = !library_rows.empty();
   for (const ResultSet& p : peers) library_rows.insert(library_rows.end(), p.rows.begin(), p.rows.end());
   if (library_rows.empty()) return;
+  // SGLang's own classes (*_sglang rows): their own section
+  std::vector<Environment> sglang_envs;
+  for (const ResultSet& p : peers)
+    if (std::any_of(p.rows.begin(), p.rows.end(), [](const ResultRow& r) { return is_sglang_backend(r.backend); }))
+      sglang_envs.push_back(p.environment);
+  const SglangComparison sc = compare_sglang(results.rows, library_rows, catalog, sglang_envs);
+  if (std::none_of(library_rows.begin(), library_rows.end(),
+                   [](const ResultRow& r) { return is_library_backend(r.backend); })) {
+    os << "\n";
+    write_sglang_markdown(os, sc);
+    return;
+  }
   PeerComparison pc = compare_peers(results.rows, library_rows, catalog);
   // A merged file's environment is the library's only when the library script wrote it (its version keys).
   const bool library_env = std::any_of(catalog.library_versions.begin(), catalog.library_versions.end(),
@@ -668,6 +681,10 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   }
   os << "\n";
   write_peer_markdown(os, pc);
+  if (!sc.memory.empty()) {
+    os << "\n";
+    write_sglang_markdown(os, sc);
+  }
 }
 
 MemoryReport load_memory_report_json(const std::string& path) {

@@ -16,11 +16,17 @@
 
 namespace attnbench {
 
-bool is_library_backend(const std::string& backend) {
-  static const std::string suffix = "_lib";
-  return backend.size() > suffix.size() &&
-         backend.compare(backend.size() - suffix.size(), suffix.size(), suffix) == 0;
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+}  // namespace
+
+bool is_library_backend(const std::string& backend) { return ends_with(backend, "_lib"); }
+
+bool is_sglang_backend(const std::string& backend) { return ends_with(backend, "_sglang"); }
+
+bool is_peer_backend(const std::string& backend) { return is_library_backend(backend) || is_sglang_backend(backend); }
 
 // ---- pairing --------------------------------------------------------------------------------------------
 
@@ -128,7 +134,7 @@ PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
   c.slow_ratio = slow_ratio;
   std::map<std::string, const ResultRow*> models;
   for (const ResultRow& r : model_rows)
-    if (!is_library_backend(r.backend)) models.emplace(sample_key(r), &r);
+    if (!is_peer_backend(r.backend)) models.emplace(sample_key(r), &r);
 
   std::set<std::string> seen, paired, twins;
   std::vector<std::pair<const ResultRow*, const ResultRow*>> rows;  // (model, library) of each pair
@@ -213,7 +219,7 @@ PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
 std::pair<std::vector<ResultRow>, std::vector<ResultRow>> split_library_rows(
     const std::vector<ResultRow>& rows) {
   std::pair<std::vector<ResultRow>, std::vector<ResultRow>> out;
-  for (const ResultRow& r : rows) (is_library_backend(r.backend) ? out.second : out.first).push_back(r);
+  for (const ResultRow& r : rows) (is_peer_backend(r.backend) ? out.second : out.first).push_back(r);
   return out;
 }
 
@@ -229,10 +235,11 @@ ResultSet load_peer_set(const std::string& path, const BackendCatalog& catalog) 
   for (const std::string& lib : catalog.library_backends()) names += (names.empty() ? "" : ", ") + lib;
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
     const ResultRow& r = set.rows[i];
-    if (!is_library_backend(r.backend))
+    if (!is_peer_backend(r.backend))
       throw InputError("--peers " + path + ": row " + std::to_string(i) + " (" + r.case_id +
                        ") has backend '" + r.backend + "', not a library backend (a name ending in _lib" +
-                       (names.empty() ? "" : ": " + names) + "); --peers takes the library script's results");
+                       (names.empty() ? "" : ": " + names) +
+                       ") or an SGLang one (_sglang); --peers takes the peer scripts' results");
   }
   return set;
 }
@@ -240,7 +247,7 @@ ResultSet load_peer_set(const std::string& path, const BackendCatalog& catalog) 
 namespace {
 
 bool any_library(const ResultSet& s) {
-  return std::any_of(s.rows.begin(), s.rows.end(), [](const ResultRow& r) { return is_library_backend(r.backend); });
+  return std::any_of(s.rows.begin(), s.rows.end(), [](const ResultRow& r) { return is_peer_backend(r.backend); });
 }
 
 }  // namespace
@@ -258,7 +265,7 @@ void check_compare_sides(const ResultSet& base, const ResultSet& now, const std:
 void check_peer_sides(const ResultSet& base, const ResultSet& now, const std::string& base_path,
                       const std::string& new_path) {
   const bool base_model = std::any_of(base.rows.begin(), base.rows.end(),
-                                      [](const ResultRow& r) { return !is_library_backend(r.backend); });
+                                      [](const ResultRow& r) { return !is_peer_backend(r.backend); });
   if (!base_model)
     throw InputError("compare --peers: BASE " + base_path +
                      (base.rows.empty() ? " holds no rows" : " holds only library rows (backends *_lib)") +

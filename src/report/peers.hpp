@@ -23,6 +23,10 @@ inline constexpr double kPeerSlowRatio = 1.5;
 
 // A backend name of the library script: it ends with "_lib".
 bool is_library_backend(const std::string& backend);
+// A backend name of the SGLang peer script (scripts/peer_sglang.py: SGLang's own classes): it ends with "_sglang".
+bool is_sglang_backend(const std::string& backend);
+// Either of the two: rows that are not attnbench's model.
+bool is_peer_backend(const std::string& backend);
 
 // One library row and the row of its model twin. Latency figures are µs; forward is one layer.
 struct PeerPair {
@@ -94,7 +98,7 @@ PeerComparison compare_peers(const std::vector<ResultRow>& model_rows,
                              const std::vector<ResultRow>& library_rows, const BackendCatalog& catalog,
                              double slow_ratio = kPeerSlowRatio);
 
-// Splits rows into (model rows, library rows) by is_library_backend, keeping the order.
+// Splits rows into (model rows, peer rows) by is_peer_backend, keeping the order.
 std::pair<std::vector<ResultRow>, std::vector<ResultRow>> split_library_rows(
     const std::vector<ResultRow>& rows);
 

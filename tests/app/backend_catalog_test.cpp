@@ -24,6 +24,7 @@ TEST(AppBackendCatalog, FilledFromTheRegistryAndAgreesWithTheTestCatalog) {
     EXPECT_EQ(c.backends[i].name, t.backends[i].name);
     EXPECT_EQ(c.backends[i].library_twin, t.backends[i].library_twin);
     EXPECT_EQ(c.backends[i].library_what, t.backends[i].library_what);
+    EXPECT_EQ(c.backends[i].sglang_twin, t.backends[i].sglang_twin);
   }
   EXPECT_EQ(c.change.baseline, t.change.baseline);
   EXPECT_EQ(c.change.candidate, t.change.candidate);
