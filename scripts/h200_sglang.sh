@@ -3,8 +3,9 @@
 # without network. The stripped site trees (scripts/sglang_site.py: .carry/sgl1, sgl2, ... each with site/ and a
 # MANIFEST "part i of N") travel one or more per call; each call copies the parts it carries into /tmp/site and
 # the call that completes the set runs the peers. .carry/sgl-all/sgl.tar.gz (sglang_site.py --tar) holds all the
-# parts at 23 MB, .carry/sgl-full/sgl.tar.gz (--tar --all-python) also every other Python file of SGLang and
-# FlashInfer at 36 MB: carrying one of them, one call installs and runs. A machine with `pip install sglang==0.5.23` needs no parts:
+# parts at 26 MB, .carry/sgl-full/sgl.tar.gz (--tar --all-python) also every other Python file of SGLang and
+# FlashInfer at 38 MB (keep it <= 48 MiB: a call carries 64 MiB in all): carrying one of them, one call installs
+# and runs. A machine with `pip install sglang==0.5.23` needs no parts:
 # SITE=none scripts/h200_sglang.sh ...
 #   scripts/h200_sglang.sh ATTNBENCH OUTDIR
 # Env: SITE (default /tmp/site), PARTS (default: .carry/sgl*), LLAMA_FILTER / QWEN_* (the cases), BUDGET_S (the

@@ -12,13 +12,19 @@ What is kept (everything else of the wheels is left out; the list is in each par
 - Python: every module reachable by module-level imports (`import` statements outside function bodies,
   conditional ones included: a superset of what runs) from the attention path's roots (ROOTS), plus the
   function-level imports of the files that run on the measured path (HOP_DIRS / HOP_FILES), closed again
-  under module-level imports; the third-party wheels' compiled extensions and their .libs; *.dist-info/METADATA.
+  under module-level imports; SGLang's and FlashInfer's *.dist-info/METADATA. Every other wheel (pyzmq with
+  pyzmq.libs, pydantic(-core), msgspec, orjson, pybase64, jiter, tvm-ffi, openai, starlette, ...) whole: they pick
+  compiled backends and submodules by name at import time (zmq.backend.select), which the scan cannot see.
 - FlashInfer's JIT sources: the csrc files of the kernels SGLang's two backends call on SM90 (batch decode and
-  prefill fa2 / fa3, cascade merge, page, XQA, fmha_v2; CSRC_KEEP), FlashInfer's include/, and of the vendored
-  CUTLASS, CCCL and spdlog only the headers those sources reach through #include (a textual scan: every
-  #include line, conditional or not, so again a superset).
+  prefill fa2 / fa3, cascade merge, page, XQA, fmha_v2; CSRC_KEEP, and every top-level csrc file whose name
+  matches CSRC_NAMES), the headers those reach through #include (a textual scan, conditional lines included), and
+  whole every include folder the JIT passes to nvcc: FlashInfer's include/, CUTLASS's include/ and
+  tools/util/include, spdlog/include, CCCL's cub, libcudacxx/include and thrust (the vendored CCCL is -I, ahead of
+  the toolkit's, so a header missing from it silently mixes two CCCL versions; CUTLASS also includes through
+  macros, #include CUDA_STD_HEADER(utility), that a textual scan misses).
 Left out: SGLang's Rust extensions, multimodal_gen, models, and everything not reached; FlashInfer's MoE,
-GEMM, communication, experimental kernels and their sources; CUTLASS / CCCL examples, tests, Python.
+GEMM, communication, experimental kernels and their sources (but for CSRC_NAMES matches); CUTLASS / CCCL
+examples, tests, Python.
 """
 
 from __future__ import annotations
@@ -56,7 +62,11 @@ CSRC_KEEP = ["batch_decode*", "batch_prefill*", "single_decode*", "single_prefil
              "flashinfer_cascade_binding.cu", "page.cu", "flashinfer_page_binding.cu", "xqa/*",
              "flashinfer_xqa_binding.cu", "fmha_v2/*", "fmha_v2_*", "*.h", "*.cuh", "logging.cc", "runtime*",
              "tvm_ffi_utils*", "pytorch_*"]
-THIRD_PARTY_BINARIES = ("tvm_ffi", "pydantic_core", "zmq", "pyzmq.libs", "msgspec", "orjson", "pybase64", "jiter")
+# top-level names of SGLang's and FlashInfer's wheels (stripped); every other wheel in --wheels is kept whole
+OWN_TOPS = ("sglang", "flashinfer")
+OWN_DIST_INFO = ("sglang-", "flashinfer_python-")
+# FlashInfer csrc top-level file names of the attention path (a superset of CSRC_KEEP's): kept whole
+CSRC_NAMES = re.compile(r"prefill|decode|xqa|fmha_v2|page|cascade|sm90|trtllm")
 
 
 def extract(wheels: str, into: str) -> None:
@@ -149,10 +159,15 @@ def python_keep(site: str) -> set:
         if os.path.exists(f):
             hop_roots.update(imports(site, f, top_only=False))
     keep |= closure(site, sorted(hop_roots), [f for f in hop_sources if os.path.exists(f)])
-    # compiled extensions and vendored libraries of the small third-party wheels
-    for top in THIRD_PARTY_BINARIES:
-        for dp, _, fs in os.walk(os.path.join(site, top)):
-            keep.update(os.path.join(dp, f) for f in fs if not f.endswith(".py") and "__pycache__" not in dp)
+    # the third-party wheels whole (every file: .py, compiled extensions, .libs, dist-info): they pick backends
+    # and submodules at import time by name (pyzmq's zmq.backend.select imports zmq.backend.cython / cffi), which
+    # the import scan cannot see
+    for top in os.listdir(site):
+        if top in OWN_TOPS or top.startswith(OWN_DIST_INFO):
+            continue
+        for dp, dns, fs in os.walk(os.path.join(site, top)):
+            dns[:] = [x for x in dns if x != "__pycache__"]
+            keep.update(os.path.join(dp, f) for f in fs)
     for e in os.listdir(site):
         if e.endswith(".dist-info"):
             keep.add(os.path.join(site, e, "METADATA"))
@@ -184,8 +199,18 @@ def flashinfer_data_keep(site: str) -> set:
             # a glob without "/" names files at the top of csrc only
             if any(fnmatch.fnmatch(rel, g) and ("/" in g or "/" not in rel) for g in CSRC_KEEP):
                 start.append(os.path.join(dp, f))
-    for dp, _, fs in os.walk(os.path.join(data, "include")):
-        start += [os.path.join(dp, f) for f in fs]
+        for f in fs:
+            if dp == csrc and CSRC_NAMES.search(f):
+                start.append(os.path.join(dp, f))
+    # the include folders the JIT puts on the command line, whole: the vendored CCCL comes first (-I) and a header
+    # missing from it falls through to the toolkit's own, other-version copy; CUTLASS includes through macros
+    # (#include CUDA_STD_HEADER(utility)) that a textual scan misses
+    for d in dirs:
+        if d == csrc:
+            continue
+        for dp, dns, fs in os.walk(d):
+            dns[:] = [x for x in dns if x != "__pycache__"]
+            start += [os.path.join(dp, f) for f in fs]
     for f in ("build_utils.py", "build_backend.py"):
         if os.path.exists(os.path.join(data, f)):
             start.append(os.path.join(data, f))
