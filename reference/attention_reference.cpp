@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace attnbench {
 
@@ -38,6 +39,11 @@ void reference_attention(const ReferenceCase& c, std::span<const double> q, std:
       ConstMap Q(q.data() + (static_cast<std::ptrdiff_t>(r0) * Hq + h) * D, rows, D, Stride(static_cast<Eigen::Index>(Hq) * D, 1));
       RowMat S = (Q * K.transpose()) * c.sm_scale;  // [rows, kv_len]
       if (c.logits_soft_cap > 0.0) S = (S.array() / c.logits_soft_cap).tanh() * c.logits_soft_cap;
+      // Row by row: mask, the row's max, the unnormalised probabilities in place of the logits; then the whole
+      // block's P * V as one product (V read once per block, not once per row: a per-row vector product re-read
+      // the [kv_len, D] V of the head for every query row, most of the reference's time on long prefixes).
+      Eigen::VectorXd denom(rows);
+      std::vector<char> empty(static_cast<std::size_t>(rows), 0);
       for (int j = 0; j < rows; ++j) {
         const long qpos = static_cast<long>(c.q_start_pos) + r0 + j;
         for (int m = 0; m < c.kv_len; ++m) {
@@ -47,16 +53,25 @@ void reference_attention(const ReferenceCase& c, std::span<const double> q, std:
         double mx = c.kv_len > 0 ? S.row(j).maxCoeff() : neg_inf;
         const double sink = c.sinks.empty() ? neg_inf : c.sinks[h];
         mx = std::max(mx, sink);
-        double* orow = o.data() + (static_cast<std::ptrdiff_t>(r0 + j) * Hq + h) * D;
         if (mx == neg_inf) {  // nothing visible
-          std::fill(orow, orow + D, 0.0);
+          empty[static_cast<std::size_t>(j)] = 1;
+          S.row(j).setZero();
+          denom(j) = 1.0;
           if (!lse.empty()) lse[static_cast<std::size_t>(r0 + j) * Hq + h] = neg_inf;
           continue;
         }
-        Eigen::RowVectorXd p = (S.row(j).array() - mx).exp().matrix();
-        const double denom = p.sum() + (sink == neg_inf ? 0.0 : std::exp(sink - mx));
-        Eigen::Map<Eigen::RowVectorXd>(orow, D) = (p * V) / denom;
-        if (!lse.empty()) lse[static_cast<std::size_t>(r0 + j) * Hq + h] = mx + std::log(denom);
+        S.row(j) = (S.row(j).array() - mx).exp().matrix();
+        denom(j) = S.row(j).sum() + (sink == neg_inf ? 0.0 : std::exp(sink - mx));
+        if (!lse.empty()) lse[static_cast<std::size_t>(r0 + j) * Hq + h] = mx + std::log(denom(j));
+      }
+      const RowMat O = S * V;  // [rows, D]
+      for (int j = 0; j < rows; ++j) {
+        double* orow = o.data() + (static_cast<std::ptrdiff_t>(r0 + j) * Hq + h) * D;
+        if (empty[static_cast<std::size_t>(j)]) {
+          std::fill(orow, orow + D, 0.0);
+          continue;
+        }
+        Eigen::Map<Eigen::RowVectorXd>(orow, D) = O.row(j) / denom(j);
       }
     }
   }
