@@ -173,6 +173,12 @@ def python_keep(site: str) -> set:
             keep.add(os.path.join(site, e, "METADATA"))
         if e.endswith(".py") and os.path.isfile(os.path.join(site, e)):
             keep.add(os.path.join(site, e))  # typing_extensions.py
+    # SGLang's JIT kernel folder whole: sglang/kernels/jit/utils/compile/paths.py resolves its source folder at
+    # import time ("Cannot find sglang.kernels.jit path" on the H200 when only its .py files were kept)
+    jit = os.path.join(site, "sglang", "kernels", "jit")
+    for dp, dns, fs in os.walk(jit):
+        dns[:] = [x for x in dns if x != "__pycache__"]
+        keep.update(os.path.join(dp, f) for f in fs)
     # package data the kept modules read at import time (py.typed, version files)
     for f in list(keep):
         d = os.path.dirname(f)
