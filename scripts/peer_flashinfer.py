@@ -1369,11 +1369,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def select_backends(spec: str) -> List[str]:
-    names = list(PEER_BACKENDS) if spec == "all" else [s.strip() for s in spec.split(",") if s.strip()]
+def select_backends(spec: str, known: Sequence[str] = PEER_BACKENDS) -> List[str]:
+    """--backend: a comma-separated list of `known` names, or all (peer_sglang.py passes its own names)."""
+    names = list(known) if spec == "all" else [s.strip() for s in spec.split(",") if s.strip()]
     for n in names:
-        if n not in PEER_BACKENDS:
-            raise InputError(f"--backend: unknown backend '{n}' (expected {', '.join(PEER_BACKENDS)} or all)")
+        if n not in known:
+            raise InputError(f"--backend: unknown backend '{n}' (expected {', '.join(known)} or all)")
     if not names:
         raise InputError("--backend: no backend named")
     return names

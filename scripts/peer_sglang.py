@@ -809,16 +809,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def select_backends(spec: str) -> List[str]:
-    names = list(PEER_BACKENDS) if spec == "all" else [s.strip() for s in spec.split(",") if s.strip()]
-    for n in names:
-        if n not in PEER_BACKENDS:
-            raise InputError(f"--backend: unknown backend '{n}' (expected {', '.join(PEER_BACKENDS)} or all)")
-    if not names:
-        raise InputError("--backend: no backend named")
-    return names
-
-
 def memory_cases(cases: List[pf.Case]) -> Dict[str, Dict[str, pf.Case]]:
     """Per model: the case per mode whose step the memory pass measures (the first of each mode)."""
     out: Dict[str, Dict[str, pf.Case]] = {}
@@ -830,7 +820,7 @@ def memory_cases(cases: List[pf.Case]) -> Dict[str, Dict[str, pf.Case]]:
 def main(argv: Sequence[str], make_backend: Optional[Callable[[str], pf.Backend]] = None) -> int:
     try:
         a = parse_args(argv)
-        names = select_backends(a.backend)
+        names = pf.select_backends(a.backend, PEER_BACKENDS)
         try:
             pattern = re.compile(a.filter)
         except re.error as e:
