@@ -449,7 +449,14 @@ class Measure:
 
     def start(self):
         t = self.t
+        # The host allocator frees a pinned block only once the events recorded on it have completed, which it
+        # checks lazily at its next allocation: without this, the previous backend's 32 MiB of pinned buffers
+        # were released inside the next construction and its pinned delta read 0 (H200, first run).
+        gc.collect()
         t.cuda.synchronize()
+        empty_host_cache = getattr(t._C, "_host_emptyCache", None)
+        if empty_host_cache is not None:
+            empty_host_cache()
         t.cuda.reset_peak_memory_stats()
         free, total = t.cuda.mem_get_info()
         self.a0, self.drv0, self.p0 = t.cuda.memory_allocated(), total - free, self.pinned()
