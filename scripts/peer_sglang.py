@@ -772,7 +772,13 @@ class SglangBackend(pf.Backend):
 
 
 def exc_text(e: BaseException) -> str:
-    s = str(e).splitlines()[0] if str(e) else ""
+    """The exception's first line; for a multi-line message (FlashInfer's "Ninja build failed. Ninja output:"
+    with the compiler's output below) also its first line that names an error, which says what failed."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    s = lines[0] if lines else ""
+    cause = next((ln for ln in lines[1:] if re.search(r"error|fatal|No such file|not found|could not", ln, re.I)), "")
+    if cause:
+        s += " ... " + cause
     return f"{type(e).__name__}: {s}"[:400]
 
 

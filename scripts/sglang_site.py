@@ -61,7 +61,10 @@ HOP_FILES = ["flashinfer/prefill.py", "flashinfer/decode.py", "flashinfer/xqa.py
 CSRC_KEEP = ["batch_decode*", "batch_prefill*", "single_decode*", "single_prefill*", "cascade.cu",
              "flashinfer_cascade_binding.cu", "page.cu", "flashinfer_page_binding.cu", "xqa/*",
              "flashinfer_xqa_binding.cu", "fmha_v2/*", "fmha_v2_*", "*.h", "*.cuh", "logging.cc", "runtime*",
-             "tvm_ffi_utils*", "pytorch_*"]
+             "tvm_ffi_utils*", "pytorch_*",
+             # segment_packbits: SGLang's verify path packs the EAGLE custom mask with it (the H200's third run
+             # failed to JIT-compile FlashInfer's `quantization` module without these two)
+             "quantization.cu", "flashinfer_quantization_binding.cu"]
 # top-level names of SGLang's and FlashInfer's wheels (stripped); every other wheel in --wheels is kept whole
 OWN_TOPS = ("sglang", "flashinfer")
 OWN_DIST_INFO = ("sglang-", "flashinfer_python-")

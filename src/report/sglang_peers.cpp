@@ -208,9 +208,33 @@ void write_sglang_markdown(std::ostream& os, const SglangComparison& c) {
         "tensors SGLang's object holds after that phase (requested bytes, each storage once); difference = "
         "SGLang - model.\n\n";
   if (!c.stubs.empty()) {
+    // Each run's `stubs` is "module (imported by importer); ..." or "none": shown by top-level package, the
+    // full lines (with their importers) are in the run's stubs.txt.
+    std::vector<std::string> packages, modules;
+    for (const std::string& run : c.stubs) {
+      for (std::size_t at = 0; at < run.size();) {
+        std::size_t end = run.find("; ", at);
+        if (end == std::string::npos) end = run.size();
+        const std::string line = run.substr(at, end - at);
+        at = end + 2;
+        const std::string module = line.substr(0, line.find(' '));
+        if (module.empty() || module == "none" ||
+            std::find(modules.begin(), modules.end(), module) != modules.end())
+          continue;
+        modules.push_back(module);
+        const std::string package = module.substr(0, module.find('.'));
+        if (std::find(packages.begin(), packages.end(), package) == packages.end()) packages.push_back(package);
+      }
+    }
     os << "Stand-in modules in the SGLang run: ";
-    for (std::size_t i = 0; i < c.stubs.size(); ++i) os << (i ? "; " : "") << md(c.stubs[i]);
-    os << ".\n\n";
+    if (packages.empty()) {
+      os << "none.\n\n";
+    } else {
+      os << modules.size() << " modules of " << packages.size()
+         << " packages that only SGLang's import side touches (each with its importer in the run's stubs.txt): ";
+      for (std::size_t i = 0; i < packages.size(); ++i) os << (i ? ", " : "") << md(packages[i]);
+      os << ".\n\n";
+    }
   }
   for (const SglangSaving& s : c.savings) {
     os << "**The change on " << md(s.model) << " (page " << s.page_size << ")**: " << s.baseline << " - "

@@ -94,6 +94,19 @@ class SglangDefaults(unittest.TestCase):
 
 # ---- the ledger on fake tensors ------------------------------------------------------------------------
 
+class FailureNotes(unittest.TestCase):
+    def test_a_jit_failure_note_names_the_compilers_error(self):
+        e = RuntimeError("Ninja build failed. Ninja output:\n[1/3] nvcc -c quantization.cu\n"
+                         "nvcc fatal   : Could not open input file quantization.cu\nninja: build stopped")
+        text = ps.exc_text(e)
+        self.assertTrue(text.startswith("RuntimeError: Ninja build failed. Ninja output:"), text)
+        self.assertIn(" ... nvcc fatal   : Could not open input file quantization.cu", text)
+        self.assertNotIn("ninja: build stopped", text)
+
+    def test_a_one_line_message_stays_as_it_is(self):
+        self.assertEqual(ps.exc_text(ValueError("bad shape")), "ValueError: bad shape")
+
+
 class FakeStorage:
     def __init__(self, nbytes):
         self.nbytes = nbytes

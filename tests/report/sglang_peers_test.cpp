@@ -141,6 +141,22 @@ TEST(SglangPeers, TheSavingOnSglangsClassesBesideTheModels) {
       << md;
 }
 
+TEST(SglangPeers, StandInsAreCountedAndNamedByTopLevelPackageOnce) {
+  const Rows r = rows();
+  const SglangComparison c = compare_sglang(
+      r.model, r.sglang, kCatalog,
+      {{{"stubs", "IPython (imported by sglang.utils); IPython.display (imported by sglang.utils); "
+                  "deep_gemm.utils (imported by sglang.srt.layers.deep_gemm_wrapper.entrypoint)"}},
+       {{"stubs", "IPython (imported by sglang.utils)"}}});
+  std::ostringstream os;
+  write_sglang_markdown(os, c);
+  const std::string md = os.str();
+  // two runs' lists: 3 distinct modules (IPython in both), of two packages, each package named once
+  EXPECT_NE(md.find("Stand-in modules in the SGLang run: 3 modules of 2 packages"), std::string::npos) << md;
+  EXPECT_NE(md.find("stubs.txt): IPython, deep_gemm."), std::string::npos) << md;
+  EXPECT_EQ(md.find("IPython.display"), std::string::npos) << md;
+}
+
 TEST(SglangPeers, EqualSavingSaysSoAndTheReportCarriesTheSection) {
   Rows r = rows();
   r.sglang[1].ledger.erase(r.sglang[1].ledger.begin() + 3);  // SGLang's extra tensor gone: to the byte
