@@ -77,7 +77,9 @@ fi
 
 if [ "${SKIP_SGLANG:-0}" != 1 ]; then
   for m in llama qwen; do
-    t=$(( $(left) / 2 )); [ "$m" = qwen ] && t=$(( $(left) - ${FI_RESERVE_S:-150} ))
+    # the first model pays FlashInfer's JIT compilation (about 250 s on the H200's 16 cores, cold: FA2 and FA3
+    # prefill, cascade, quantization, XQA, fmha_v2); the second reuses it (about 70 s, its own XQA group ratio)
+    t=$(( $(left) - ${QWEN_RESERVE_S:-120} - ${FI_RESERVE_S:-150} )); [ "$m" = qwen ] && t=$(( $(left) - ${FI_RESERVE_S:-150} ))
     [ "$t" -lt 30 ] && { echo "== skipping $m: ${t}s left"; continue; }
     timeout -k 10 "$t" python3 scripts/peer_sglang.py --cases "$out/sglang/cases-$m.csv" \
       --out-dir "$out/sglang/$m" 2>&1 | tee "$out/sglang/$m.log"
