@@ -929,7 +929,7 @@ def main(argv: Sequence[str], make_backend: Optional[Callable[[str], pf.Backend]
                 compare_bitwise(case_rows, outputs, equal)
                 for n in list(outputs):
                     outputs[n].pop(c.case_id, None)
-            rewrite(writer)
+                rewrite(writer)  # after every case: a run stopped by its time limit keeps the comparisons made
     finally:
         writer.close()
         mem.close()
@@ -950,6 +950,7 @@ def rewrite(writer: "pf.ResultWriter") -> None:
         for r in writer.rows:
             w.writerow([pf._cell(r[k]) for k in pf.RESULT_COLUMNS])
     writer._csv = open(path, "a", newline="")
+    writer._writer = csv.writer(writer._csv, lineterminator="\n")
     writer._write_json()
 
 

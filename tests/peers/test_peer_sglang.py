@@ -427,6 +427,18 @@ class WholeRun(TempDir):
         self.assertEqual(mem[0]["model"], "llama-3.1-8b")
         self.assertEqual(open(os.path.join(out, "stubs.txt")).read(), "")
 
+    def test_a_run_stopped_in_its_second_case_keeps_the_first_cases_comparison(self):
+        def outputs(c, layer):
+            if c.mode == "extend":
+                raise KeyboardInterrupt  # what a time limit's signal does to the run
+            return (c.case_id, layer)
+        with self.assertRaises(KeyboardInterrupt):
+            self.run_main(outputs)
+        rows = list(csv.DictReader(open(os.path.join(self.tmp, "out", "rows.csv"))))
+        lean = [r for r in rows if r["backend"] == "trtllm_mha_lean_sglang"]
+        self.assertEqual([(r["case_id"], r["bitwise_equal_to"]) for r in lean],
+                         [("decode/llama-3.1-8b/b=2/kv=5/p=16/bf16", "trtllm_mha_sglang")])
+
     def test_a_differing_lean_output_is_said(self):
         rc, out, err = self.run_main(lambda c, layer: (c.case_id, layer, "x") if False else object())
         self.assertEqual(rc, 0, err)
