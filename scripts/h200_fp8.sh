@@ -6,14 +6,7 @@
 # Usage: scripts/h200_fp8.sh BIN_DIR   (BIN_DIR holds attnbench and attnbench_gpu_tests)
 # Environment: OUT (default results/local/h200-fp8), STEPS (default "tests validate evidence"), PEERS (0).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-bin="${1:?usage: scripts/h200_fp8.sh BIN_DIR}"
-out="${OUT:-results/local/h200-fp8}"
-steps="${STEPS:-tests validate evidence}"
-. scripts/h200_common.sh
-
-{ nvidia-smi; } > "$out/nvidia-smi.txt" 2>&1
-"$ab" env > "$out/env.txt" 2>&1
+. "$(dirname "$0")/h200_common.sh" "${1:?usage: scripts/h200_fp8.sh BIN_DIR}" results/local/h200-fp8 "tests validate evidence"
 
 if has tests; then
   # The whole GPU suite (the decode kernel's 16-bit path shares the fp8 variant's code), then the fp8 tests'

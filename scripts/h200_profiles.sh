@@ -7,15 +7,7 @@
 #        .carry/b1). Environment: OUT (default results/local/h200), PROFILES (default "0.5.23"),
 #        STEPS (default "tests smoke memory paths sanitize evidence").
 set -uo pipefail
-cd "$(dirname "$0")/.."
-bin="${1:-.carry/b1}"
-out="${OUT:-results/local/h200}"
-steps="${STEPS:-tests smoke memory paths sanitize evidence}"
-. scripts/h200_common.sh
-
-{ nvidia-smi; nvidia-smi -q -d CLOCK | head -40; } > "$out/nvidia-smi.txt" 2>&1
-"$ab" env > "$out/env.txt" 2>&1
-"$ab" list > "$out/list.txt" 2>&1
+. "$(dirname "$0")/h200_common.sh" "${1:-.carry/b1}" results/local/h200 "tests smoke memory paths sanitize evidence"
 
 if has tests; then
   gpu_tests
