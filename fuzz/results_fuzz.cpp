@@ -35,7 +35,7 @@ using attnbench::fuzz::write_file;
 }
 
 bool has_line_break(const attnbench::ResultRow& r) {
-  for (const std::string* s : {&r.case_id, &r.backend, &r.device, &r.mode, &r.timing, &r.status, &r.note,
+  for (const std::string* s : {&r.case_id, &r.backend, &r.device, &r.mode, &r.timing, &r.note,
                                &r.model, &r.dtype, &r.bitwise_equal_to, &r.repro})
     if (s->find_first_of("\r\n") != std::string::npos) return true;
   return false;

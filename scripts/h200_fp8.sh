@@ -6,27 +6,12 @@
 # Usage: scripts/h200_fp8.sh BIN_DIR   (BIN_DIR holds attnbench and attnbench_gpu_tests)
 # Environment: OUT (default results/local/h200-fp8), STEPS (default "tests validate evidence"), PEERS (0).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-bin="${1:?usage: scripts/h200_fp8.sh BIN_DIR}"
-out="${OUT:-results/local/h200-fp8}"
-steps="${STEPS:-tests validate evidence}"
-mkdir -p "$out"
-[ -d .carry/lib ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-ab="$bin/attnbench"
-has() { [[ " $steps " == *" $1 "* ]]; }
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-
-{ nvidia-smi; } > "$out/nvidia-smi.txt" 2>&1
-"$ab" env > "$out/env.txt" 2>&1
+. "$(dirname "$0")/h200_common.sh" "${1:?usage: scripts/h200_fp8.sh BIN_DIR}" results/local/h200-fp8 "tests validate evidence"
 
 if has tests; then
   # The whole GPU suite (the decode kernel's 16-bit path shares the fp8 variant's code), then the fp8 tests'
   # lines: DecodeAttention.Fp8*, PrefillAttention.Fp8*, SmallKernels.Fp8*.
-  stamp "gpu tests"
-  "$bin/attnbench_gpu_tests" > "$out/gpu-tests.log" 2>&1
-  echo "gpu tests exit $?" | tee -a "$out/gpu-tests.log"
-  grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$out/gpu-tests.log" | tail -12
+  gpu_tests
   grep -E "Fp8|fp8" "$out/gpu-tests.log" > "$out/gpu-tests-fp8.txt"
   grep -cE "^\[       OK \] .*Fp8" "$out/gpu-tests.log" | sed 's/^/fp8 GPU tests passed: /'
 fi

@@ -7,26 +7,10 @@
 #        .carry/b1). Environment: OUT (default results/local/h200), PROFILES (default "0.5.23"),
 #        STEPS (default "tests smoke memory paths sanitize evidence").
 set -uo pipefail
-cd "$(dirname "$0")/.."
-bin="${1:-.carry/b1}"
-out="${OUT:-results/local/h200}"
-steps="${STEPS:-tests smoke memory paths sanitize evidence}"
-mkdir -p "$out"
-[ -d .carry/lib ] && export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-ab="$bin/attnbench"
-has() { [[ " $steps " == *" $1 "* ]]; }
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-
-{ nvidia-smi; nvidia-smi -q -d CLOCK | head -40; } > "$out/nvidia-smi.txt" 2>&1
-"$ab" env > "$out/env.txt" 2>&1
-"$ab" list > "$out/list.txt" 2>&1
+. "$(dirname "$0")/h200_common.sh" "${1:-.carry/b1}" results/local/h200 "tests smoke memory paths sanitize evidence"
 
 if has tests; then
-  stamp "gpu tests"
-  "$bin/attnbench_gpu_tests" > "$out/gpu-tests.log" 2>&1
-  echo "gpu tests exit $?" | tee -a "$out/gpu-tests.log"
-  grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$out/gpu-tests.log" | tail -12
+  gpu_tests
 fi
 if has smoke; then
   stamp "smoke"

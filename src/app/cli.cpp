@@ -2,68 +2,31 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstring>
 #include <set>
 #include <sstream>
 
 #include "app/config_toml.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/integer_text.hpp"
 #include "core/version.hpp"
 
 namespace attnbench {
 
 namespace {
 
-const std::vector<std::string> kSubcommands = {"run", "validate", "memory", "compare", "report", "merge", "list", "env"};
-
 bool is_subcommand(const std::string& name) {
   return std::find(kSubcommands.begin(), kSubcommands.end(), name) != kSubcommands.end();
 }
 
-// Integers in decimal only: CLI11 2.1.2 converts with base 0, so "0100" would be octal 64; and no sign for
-// options that are never negative ("-1" would wrap to 2^64 - 1 in an unsigned option).
-const CLI::Validator kDecimal(
-    [](std::string& s) -> std::string {
-      std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
-      if (i == s.size()) return "'" + s + "' is not a decimal integer";
-      for (std::size_t k = i; k < s.size(); ++k)
-        if (s[k] < '0' || s[k] > '9') return "'" + s + "' is not a decimal integer";
-      if (s.size() - i > 1 && s[i] == '0') return "'" + s + "' has a leading zero (write it in decimal without one)";
-      return {};
-    },
-    "DECIMAL", "decimal");
-const CLI::Validator kUnsigned(
-    [](std::string& s) -> std::string {
-      if (!s.empty() && s[0] == '-') return "'" + s + "' is negative";
-      return {};
-    },
-    "UNSIGNED", "unsigned");
-
-// A decimal integer's digits, without sign and leading zeros, compared with `limit` (digits): whether it is
-// greater.
-bool digits_beyond(std::string_view digits, std::string_view limit) {
-  while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
-  return digits.size() != limit.size() ? digits.size() > limit.size() : digits > limit;
-}
-
-// 64-bit integers in range: CLI11 2.1.2 converts with strtoll / strtoull and keeps their clamped result, so
-// 99999999999999999999 would silently become 2^64 - 1 (a seed) or 2^63 - 1 (a byte count). Narrower integers
-// CLI11 refuses itself. Runs after kDecimal (the text is then a decimal integer).
-CLI::Validator in_range(bool is_unsigned) {
-  return CLI::Validator(
-      [is_unsigned](std::string& s) -> std::string {
-        const bool negative = !s.empty() && s[0] == '-';
-        const std::string_view digits = std::string_view(s).substr(negative ? 1 : 0);
-        if (is_unsigned && digits_beyond(digits, "18446744073709551615"))
-          return "'" + s + "' is beyond 2^64 - 1 (18446744073709551615)";
-        if (!is_unsigned && !negative && digits_beyond(digits, "9223372036854775807"))
-          return "'" + s + "' is beyond 2^63 - 1 (9223372036854775807)";
-        if (!is_unsigned && negative && digits_beyond(digits, "9223372036854775808"))
-          return "'" + s + "' is below -2^63";
-        return {};
-      },
-      "RANGE", "in range");
+// Integers in decimal only, and 64-bit ones in range (core/integer_text.hpp: CLI11 2.1.2 reads "0100" as octal
+// and clamps what overflows); no sign for options that are never negative ("-1" would wrap to 2^64 - 1 in an
+// unsigned option). Narrower integers CLI11 range-checks itself.
+const CLI::Validator kDecimal([](std::string& s) { return decimal_integer_problem(s); }, "DECIMAL", "decimal");
+const CLI::Validator kUnsigned([](std::string& s) { return negative_integer_problem(s); }, "UNSIGNED", "unsigned");
+CLI::Validator in_range(bool is_unsigned) {  // runs after kDecimal
+  return CLI::Validator([is_unsigned](std::string& s) { return integer_range_problem(s, is_unsigned); }, "RANGE",
+                        "in range");
 }
 
 // Every 64-bit-capable integer option of `app` is checked for range (in_range).
@@ -155,21 +118,13 @@ std::string config_error_text(const std::string& what, const std::string& file) 
   return "--config " + printable(file) + ": " + printable(what);
 }
 
-// The --config file of `args` ("--config FILE" or "--config=FILE"; the last one, as CLI11 takes it), "" when
-// none.
-std::string config_file_of(const std::vector<std::string>& args) {
-  std::string file;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") break;
-    if (args[i] == "--config" && i + 1 < args.size())
-      file = args[++i];
-    else if (args[i].rfind("--config=", 0) == 0)
-      file = args[i].substr(std::strlen("--config="));
-  }
-  return file;
-}
-
 }  // namespace
+
+std::string subcommand_list() {
+  std::string list;
+  for (const std::string& name : kSubcommands) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
 
 ParsedCli parse_cli(const std::vector<std::string>& args) {
   ParsedCli out;
@@ -264,16 +219,16 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     CompareCliOptions& c = out.compare;
     compare->add_option("base", c.base, "Baseline results (.csv or .json)")->required();
     compare->add_option("new", c.now, "New results (.csv or .json)")->required();
-    compare->add_option("--max-slowdown", c.max_slowdown, "Fail on a confirmed slowdown beyond this fraction")
+    compare->add_option("--max-slowdown", c.gate.max_slowdown, "Fail on a confirmed slowdown beyond this fraction")
         ->capture_default_str();
-    compare->add_option("--max-memory-growth", c.max_memory_growth, "Fail on memory growth beyond this many bytes")
+    compare->add_option("--max-memory-growth", c.gate.max_memory_growth, "Fail on memory growth beyond this many bytes")
         ->capture_default_str();
-    compare->add_option("--alpha", c.alpha, "Significance of the rank test (raw samples on both sides)")->capture_default_str();
-    compare->add_option("--min-effect", c.min_effect, "Smallest median change that counts (fraction)")->capture_default_str();
-    compare->add_flag("--allow-env-mismatch", c.allow_env_mismatch, "Compare results from different GPUs / drivers");
-    compare->add_flag("--allow-version-mismatch", c.allow_version_mismatch,
+    compare->add_option("--alpha", c.gate.alpha, "Significance of the rank test (raw samples on both sides)")->capture_default_str();
+    compare->add_option("--min-effect", c.gate.min_effect, "Smallest median change that counts (fraction)")->capture_default_str();
+    compare->add_flag("--allow-env-mismatch", c.gate.allow_env_mismatch, "Compare results from different GPUs / drivers");
+    compare->add_flag("--allow-version-mismatch", c.gate.allow_version_mismatch,
                       "Compare rows that model different SGLang releases (--sglang)");
-    compare->add_flag("--strict", c.strict,
+    compare->add_flag("--strict", c.gate.strict,
                       "Fail a pair whose samples are too few for the rank test to reach --alpha (default: warn)");
     compare->add_flag("--peers", c.peers,
                       "Model vs library, not the gate: BASE holds attnbench's rows, NEW the library script's "
@@ -312,7 +267,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   for (CLI::App* sub : {memory, run, validate}) integers_in_range(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
     throw InputError("unknown subcommand '" + printable(args[0]) +
-                     "' (expected run, validate, memory, compare, report, merge, list, env); try --help");
+                     "' (expected " + subcommand_list() + "); try --help");
   for (const auto& a : args) {  // the subcommand whose options top-level config keys set
     if (is_subcommand(a)) {
       config_formatter->subcommand = a;
@@ -357,7 +312,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)
-      what = "a subcommand is required (run, validate, memory, compare, report, merge, list, env); try --help";
+      what = "a subcommand is required (" + subcommand_list() + "); try --help";
     throw InputError(printable(what));
   }
   out.args = args;

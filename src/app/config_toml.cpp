@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <istream>
 
+#include "app/options.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 
@@ -18,7 +19,6 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
 }
 
 std::vector<CLI::ConfigItem> TomlConfig::parse(std::string_view text) const {
-  static const std::vector<std::string> kSubcommands = {"run", "validate", "memory", "compare", "report", "merge", "list", "env"};
   entries_.clear();
   std::vector<CLI::ConfigItem> items;
   std::string open_section;  // the [section] whose "++" marker is open

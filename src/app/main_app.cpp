@@ -4,11 +4,13 @@
 #include <iostream>
 
 #include "app/cli.hpp"
-#include "app/commands.hpp"
 #include "runner/inventory.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "report/shards.hpp"
+#include "runner/backend_catalog.hpp"
+#include "runner/memory_command.hpp"
+#include "runner/sweep_command.hpp"
 
 namespace attnbench {
 
@@ -37,13 +39,13 @@ int dispatch(const ParsedCli& cli) {
       code = run_sweep_command(cli.run, cli.args, /*validate_only=*/true, std::cout);
       break;
     case Command::compare:
-      return run_compare_command(cli.compare, std::cout);
+      return run_compare_command(cli.compare, std::cout, backend_catalog());
     case Command::report:
-      return run_report_command(cli.report, std::cout);
+      return run_report_command(cli.report, std::cout, backend_catalog(), markdown_extras());
     case Command::merge:
       return run_merge_command(cli.merge, std::cout);
     case Command::none:
-      throw InputError("a subcommand is required (run, validate, memory, compare, report, merge, list, env); try --help");
+      throw InputError("a subcommand is required (" + subcommand_list() + "); try --help");
   }
   check_stream_written(std::cout, "stdout");
   return code;

@@ -399,4 +399,16 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
   return items;
 }
 
+std::string config_file_of(const std::vector<std::string>& args) {
+  std::string file;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i] == "--config" && i + 1 < args.size())
+      file = args[++i];
+    else if (args[i].rfind("--config=", 0) == 0)
+      file = args[i].substr(std::strlen("--config="));
+  }
+  return file;
+}
+
 }  // namespace attnbench

@@ -62,6 +62,10 @@ void check_config_file(const std::string& path);
 std::vector<ConfigEntry> read_toml_config(std::string_view text, const std::string& file, const std::string& subcommand,
                                           const std::vector<std::string>& sections);
 
+// The --config file of the command line `args` ("--config FILE" or "--config=FILE"; the last one, as CLI11 takes
+// it; nothing after "--"), "" when none.
+std::string config_file_of(const std::vector<std::string>& args);
+
 // "--config FILE" or "--config FILE line N" (N > 0): the prefix of every message about the file.
 std::string config_where(const std::string& file, std::int64_t line);
 

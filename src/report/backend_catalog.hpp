@@ -1,5 +1,5 @@
-// What the report writers need to know about the backends, as data: the app fills it from the backend
-// registry (src/app/backend_catalog.hpp) and hands it in, so that no backend name is spelled in report/ and
+// What the report writers need to know about the backends, as data: the runner fills it from the backend
+// registry (src/runner/backend_catalog.hpp) and hands it in, so that no backend name is spelled in report/ and
 // a new backend variant is added in src/backends/ alone.
 #pragma once
 

@@ -125,12 +125,12 @@ std::string too_few_text(std::size_t na, std::size_t nb, double alpha) {
 // The latency verdict of one pair (fills medians, change, verdict, method, p_value).
 void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const std::vector<double>* sa,
                    const std::vector<double>* sb, const CompareOptions& opt) {
-  if (a.status == "skipped" || b.status == "skipped") {
+  if (a.status == RowStatus::skipped || b.status == RowStatus::skipped) {
     p.verdict = "skipped";
     return;
   }
   p.verdict = "n/a";
-  if (a.status != "ok" || b.status != "ok") return;
+  if (a.status != RowStatus::ok || b.status != RowStatus::ok) return;
 
   std::optional<RankTest> mw;
   const bool samples = sa && sb && !sa->empty() && !sb->empty();
@@ -222,10 +222,10 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
   }
 
   if (a.status != b.status) {
-    p.correctness.push_back("status " + a.status + " -> " + b.status);
+    p.correctness.push_back(std::string("status ") + row_status_name(a.status) + " -> " + row_status_name(b.status));
     // ok -> anything else: NEW lost the evidence BASE had (a skipped row measures nothing).
-    if (a.status == "ok")
-      p.failures.push_back(key + ": status ok -> " + b.status + (b.note.empty() ? "" : " (" + printable(b.note) + ")"));
+    if (a.status == RowStatus::ok)
+      p.failures.push_back(key + ": status ok -> " + row_status_name(b.status) + (b.note.empty() ? "" : " (" + printable(b.note) + ")"));
   }
   if (a.ref_pass != b.ref_pass) {
     const auto s = [](const std::optional<bool>& v) {
@@ -299,7 +299,7 @@ CompareResult compare_results(const ResultSet& base, const ResultSet& now, const
     if (!base_keys.count(sample_key(b))) r.only_in_new.push_back(sample_key(b));
   // Comparing nothing is not a pass.
   const auto both_ok = std::count_if(r.pairs.begin(), r.pairs.end(), [](const PairResult& p) {
-    return p.base_status == "ok" && p.new_status == "ok";
+    return p.base_status == RowStatus::ok && p.new_status == RowStatus::ok;
   });
   if (both_ok == 0) {
     const std::string nb = std::to_string(base.rows.size()), nn = std::to_string(now.rows.size());
@@ -422,7 +422,7 @@ table::Table pairs_table(const CompareResult& r, bool for_json) {
     const std::optional<double> change =
         p.change ? std::optional<double>(for_json ? *p.change : *p.change * 100) : std::nullopt;
     std::vector<table::Cell> cells = {
-        str(p.case_id), str(p.backend), str(p.timing), str(p.base_status), str(p.new_status),
+        str(p.case_id), str(p.backend), str(p.timing), str(row_status_name(p.base_status)), str(row_status_name(p.new_status)),
         table::cell(opt(p.base_median_us), ""), table::cell(opt(p.new_median_us), ""),
         table::cell(opt(change), ""), str(p.verdict), str(p.method), table::cell(opt(p.p_value), "")};
     if (!for_json) {

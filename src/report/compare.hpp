@@ -56,7 +56,7 @@ const std::vector<std::string>& compared_memory_columns();
 
 struct PairResult {
   std::string case_id, backend, timing;
-  std::string base_status, new_status;
+  RowStatus base_status = RowStatus::ok, new_status = RowStatus::ok;
   std::optional<double> base_median_us,
       new_median_us;             // of the samples when both sides have them, else the rows'
   std::optional<double> change;  // (new - base) / base of the medians; + = slower

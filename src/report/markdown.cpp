@@ -40,7 +40,7 @@ int dtype_bytes(const std::string& dtype) {
   return 0;
 }
 
-bool ok(const ResultRow* r) { return r && r->status == "ok"; }
+bool ok(const ResultRow* r) { return r && r->status == RowStatus::ok; }
 
 // The rows of one (case, timing), by backend, in the order the file first names them.
 struct CaseTiming {
@@ -317,9 +317,9 @@ struct Correctness {
 Correctness tally(const std::vector<ResultRow>& rows, const Index& ix, const BackendChange& change) {
   Correctness c;
   for (const ResultRow& r : rows) {
-    ++c.status[r.status];
-    if (r.status == "failed" || r.status == "oom") c.failed.push_back(&r);
-    if (r.status == "skipped") c.skipped.push_back(&r);
+    ++c.status[row_status_name(r.status)];
+    if (r.status == RowStatus::failed || r.status == RowStatus::oom) c.failed.push_back(&r);
+    if (r.status == RowStatus::skipped) c.skipped.push_back(&r);
     if (r.ref_pass) {
       ++c.ref_checked;
       if (*r.ref_pass) {
@@ -332,7 +332,7 @@ Correctness tally(const std::vector<ResultRow>& rows, const Index& ix, const Bac
       c.max_abs = r.ref_max_abs_err;
       c.max_abs_at = r.case_id + " " + r.backend + " " + r.timing;
     }
-    if (r.timing == "graph" && r.status != "skipped") {
+    if (r.timing == "graph" && r.status != RowStatus::skipped) {
       ++c.graph_rows;
       if (r.note.find("replay bit-identical to eager") != std::string::npos) ++c.replay_identical;
       if (r.note.find("replay vs eager max abs") != std::string::npos) ++c.replay_padded;
@@ -430,7 +430,7 @@ std::string sglang_headline(const ResultSet& set) {
 }  // namespace
 
 std::optional<LatencyRatio> latency_ratio(const ResultRow& a, const ResultRow& b) {
-  if (a.status != "ok" || b.status != "ok" || !a.step_median_us || !b.step_median_us || *a.step_median_us <= 0 ||
+  if (a.status != RowStatus::ok || b.status != RowStatus::ok || !a.step_median_us || !b.step_median_us || *a.step_median_us <= 0 ||
       *b.step_median_us <= 0)
     return std::nullopt;
   LatencyRatio r;
@@ -559,7 +559,7 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
       if (!r) {
         cell = "-";
       } else if (!ok(r) || !r->step_median_us) {
-        cell = r->status;
+        cell = row_status_name(r->status);
       } else {
         cell = fmt("%.1f", *r->step_median_us);
         if (r->step_p10_us && r->step_p90_us)

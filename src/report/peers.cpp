@@ -63,7 +63,7 @@ PeerPair make_pair(const ResultRow& m, const ResultRow& l) {
   p.model_ref_pass = m.ref_pass;
   p.lib_ref_pass = l.ref_pass;
   // The figures of a row that did not run ok time something else (or nothing): no ratio.
-  if (m.status == "ok" && l.status == "ok") {
+  if (m.status == RowStatus::ok && l.status == RowStatus::ok) {
     p.ratio_forward = ratio_of(m.forward_median_us, l.forward_median_us);
     p.ratio_step = ratio_of(m.step_median_us, l.step_median_us);
   }
@@ -305,8 +305,8 @@ using table::Align;
 using table::str;
 
 // A latency cell: the figure when the row ran ok, else its status ("skipped", "failed", ...).
-std::string us_cell(const std::optional<double>& v, const std::string& status, const char* f) {
-  if (status != "ok") return status.empty() ? "-" : status;
+std::string us_cell(const std::optional<double>& v, RowStatus status, const char* f) {
+  if (status != RowStatus::ok) return row_status_name(status);
   return v ? fmt(f, *v) : "-";
 }
 
@@ -386,8 +386,8 @@ table::Table pairs_table(const PeerComparison& c) {
     return table::cell(v ? table::Value(*v) : table::Value(), "");
   };
   for (const PeerPair& p : c.pairs)
-    t.add({str(p.case_id), str(p.timing), str(p.model_backend), str(p.lib_backend), str(p.model_status),
-           str(p.lib_status), num(p.model_forward_median_us), num(p.lib_forward_median_us),
+    t.add({str(p.case_id), str(p.timing), str(p.model_backend), str(p.lib_backend), str(row_status_name(p.model_status)),
+           str(row_status_name(p.lib_status)), num(p.model_forward_median_us), num(p.lib_forward_median_us),
            num(p.ratio_forward), num(p.model_step_median_us), num(p.lib_step_median_us), num(p.ratio_step),
            num(p.model_metadata_median_us), num(p.lib_metadata_median_us), num(p.model_step_p10_us),
            num(p.model_step_p90_us), num(p.lib_step_p10_us), num(p.lib_step_p90_us), boolean(p.model_ref_pass),

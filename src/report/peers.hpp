@@ -31,7 +31,7 @@ bool is_peer_backend(const std::string& backend);
 // One library row and the row of its model twin. Latency figures are µs; forward is one layer.
 struct PeerPair {
   std::string case_id, timing, model_backend, lib_backend;
-  std::string model_status, lib_status;  // the rows' status (ok / skipped / failed / oom)
+  RowStatus model_status = RowStatus::ok, lib_status = RowStatus::ok;  // the rows' status
   std::optional<double> model_step_median_us, lib_step_median_us;
   std::optional<double> model_step_p10_us, model_step_p90_us, lib_step_p10_us, lib_step_p90_us;
   std::optional<double> model_forward_median_us, lib_forward_median_us;

@@ -19,17 +19,37 @@
 #include <utility>
 #include <variant>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 
 namespace attnbench {
 
+namespace {
+
+constexpr EnumName<RowStatus> kRowStatusNames[] = {
+    {RowStatus::ok, "ok"}, {RowStatus::skipped, "skipped"}, {RowStatus::failed, "failed"}, {RowStatus::oom, "oom"}};
+
+// "status 'TEXT' is not ok, skipped, failed or oom": a status cell that names no RowStatus.
+std::string bad_status(std::string_view text) {
+  return "status '" + printable(text) + "' is not ok, skipped, failed or oom";
+}
+
+}  // namespace
+
+const char* row_status_name(RowStatus s) { return enum_name(kRowStatusNames, s); }
+std::optional<RowStatus> parse_row_status(std::string_view text) { return enum_from_name(kRowStatusNames, text); }
+std::ostream& operator<<(std::ostream& os, RowStatus s) { return os << row_status_name(s); }
+
+bool row_failed(const ResultRow& row) {
+  return row.status == RowStatus::failed || row.status == RowStatus::oom || (row.ref_pass && !*row.ref_pass);
+}
 
 namespace {
 
 // A column: its name and the ResultRow member it holds. The writer, the reader and the header all walk
 // this one table, so they cannot disagree about order or types.
-using Field = std::variant<std::string ResultRow::*, int ResultRow::*, std::uint64_t ResultRow::*,
+using Field = std::variant<std::string ResultRow::*, RowStatus ResultRow::*, int ResultRow::*, std::uint64_t ResultRow::*,
                            std::optional<double> ResultRow::*, std::optional<std::int64_t> ResultRow::*,
                            std::optional<bool> ResultRow::*>;
 struct Column {
@@ -108,6 +128,7 @@ struct CellWriter {
   std::string& out;
 
   void operator()(std::string ResultRow::*m) const { append_text(out, row.*m); }
+  void operator()(RowStatus ResultRow::*m) const { out += row_status_name(row.*m); }
   void operator()(int ResultRow::*m) const { append_number(out, row.*m); }
   void operator()(std::uint64_t ResultRow::*m) const { append_number(out, row.*m); }
   void operator()(std::optional<double> ResultRow::*m) const {
@@ -132,10 +153,8 @@ std::string number_text(T v) {
 
 // The allowed values of the enumerated text columns; nullptr for free text.
 const std::vector<std::string>* enum_values(std::string_view column) {
-  static const std::vector<std::string> status = {"ok", "skipped", "failed", "oom"};
   static const std::vector<std::string> mode = {"decode", "extend", "verify"};
   static const std::vector<std::string> timing = {"eager", "graph"};
-  if (column == "status") return &status;
   if (column == "mode") return &mode;
   if (column == "timing") return &timing;
   return nullptr;
@@ -160,6 +179,9 @@ struct DomainCheck {
     const std::vector<std::string>* allowed = enum_values(name);
     if (!allowed || std::find(allowed->begin(), allowed->end(), row.*m) != allowed->end()) return "";
     return bad(row.*m, one_of(*allowed));
+  }
+  std::string operator()(RowStatus ResultRow::*m) const {  // only a value cast from outside the enum
+    return parse_row_status(row_status_name(row.*m)) ? "" : bad_status(row_status_name(row.*m));
   }
   std::string operator()(int ResultRow::*m) const {
     if (name == "samples" && row.*m < 0) return bad(number_text(row.*m), "an integer >= 0");
@@ -202,6 +224,11 @@ struct CellReader {
     row.*m = std::string(cell);
     return true;
   }
+  bool operator()(RowStatus ResultRow::*m) const {
+    const std::optional<RowStatus> v = parse_row_status(cell);
+    if (v) row.*m = *v;
+    return v.has_value();
+  }
   bool operator()(int ResultRow::*m) const { return csv::parse_number(cell, row.*m); }
   bool operator()(std::uint64_t ResultRow::*m) const { return csv::parse_number(cell, row.*m); }
   bool operator()(std::optional<double> ResultRow::*m) const { return parse_optional_number(cell, row.*m); }
@@ -224,6 +251,7 @@ struct CellReader {
 // What a cell of each column type must hold, for error messages.
 struct ExpectedKind {
   const char* operator()(std::string ResultRow::*) const { return "text"; }
+  const char* operator()(RowStatus ResultRow::*) const { return "ok, skipped, failed or oom"; }
   const char* operator()(int ResultRow::*) const { return "an integer"; }
   const char* operator()(std::uint64_t ResultRow::*) const { return "a non-negative integer"; }
   const char* operator()(std::optional<double> ResultRow::*) const { return "a number or empty"; }
@@ -300,6 +328,7 @@ std::vector<ResultCell> result_row_cells(const ResultRow& row) {
   struct Typed {
     const ResultRow& row;
     ResultCell operator()(std::string ResultRow::*m) const { return row.*m; }
+    ResultCell operator()(RowStatus ResultRow::*m) const { return std::string(row_status_name(row.*m)); }
     ResultCell operator()(int ResultRow::*m) const { return static_cast<std::int64_t>(row.*m); }
     ResultCell operator()(std::uint64_t ResultRow::*m) const { return static_cast<std::int64_t>(row.*m); }
     ResultCell operator()(std::optional<double> ResultRow::*m) const {
@@ -322,6 +351,7 @@ const std::vector<CellKind>& results_column_kinds() {
   static const std::vector<CellKind> kinds = [] {
     struct Kind {
       CellKind operator()(std::string ResultRow::*) const { return CellKind::text; }
+      CellKind operator()(RowStatus ResultRow::*) const { return CellKind::text; }
       CellKind operator()(int ResultRow::*) const { return CellKind::integer; }
       CellKind operator()(std::uint64_t ResultRow::*) const { return CellKind::unsigned_integer; }
       CellKind operator()(std::optional<double> ResultRow::*) const { return CellKind::real_or_empty; }
@@ -344,6 +374,12 @@ bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell) {
       if (std::holds_alternative<std::monostate>(cell)) return (row.*m).clear(), true;
       if (!std::holds_alternative<std::string>(cell)) return false;
       return row.*m = std::get<std::string>(cell), true;
+    }
+    bool operator()(RowStatus ResultRow::*m) const {
+      const std::optional<RowStatus> v =
+          std::holds_alternative<std::string>(cell) ? parse_row_status(std::get<std::string>(cell)) : std::nullopt;
+      if (v) row.*m = *v;
+      return v.has_value();
     }
     bool operator()(int ResultRow::*m) const {
       if (!std::holds_alternative<std::int64_t>(cell)) return false;
@@ -646,9 +682,14 @@ ResultSet load_json(const std::string& path, const std::string& text) {
       if (c > 0 && row.schema_version == 1 && added_after_v1(names[c])) continue;
       if (!o.contains(names[c])) throw InputError(where + ": missing column '" + names[c] + "'");
       const auto cell = json_cell(o[names[c]], kinds[c]);
-      if (std::holds_alternative<std::string>(cell) || !set_result_cell(row, c, std::get<ResultCell>(cell)))
+      if (std::holds_alternative<std::string>(cell) || !set_result_cell(row, c, std::get<ResultCell>(cell))) {
+        if (names[c] == "status" && std::holds_alternative<ResultCell>(cell)) {  // text (or null) naming no status
+          const ResultCell& v = std::get<ResultCell>(cell);
+          throw InputError(where + ": " + bad_status(std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : ""));
+        }
         throw InputError(where + ": " + names[c] + " " + o[names[c]].dump() + " is not " +
                          (std::holds_alternative<std::string>(cell) ? std::get<std::string>(cell) : "in range"));
+      }
       if (c == 0 && !readable_version(row.schema_version))
         throw InputError(version_error(path, std::to_string(row.schema_version)));
     }

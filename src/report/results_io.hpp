@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <optional>
 #include <set>
 #include <span>
@@ -39,6 +40,18 @@ inline constexpr int kMaxJsonNesting = 64;
 // One CSV cell: `s` as is, or double-quoted (quotes doubled) when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
 
+// What became of a row: it ran (`ok`; its figures may still miss the reference: ref_pass), it was not run
+// (`skipped`: the note says why), the backend threw (`failed`) or ran out of device memory (`oom`). Text only
+// where rows are written and read (this file's CSV and JSON, docs/result-schema.md) and where it is printed
+// (operator<<); compared everywhere else as the enum.
+enum class RowStatus { ok, skipped, failed, oom };
+// "ok", "skipped", "failed", "oom" ("?" for a value outside the enum).
+const char* row_status_name(RowStatus s);
+// The status spelled exactly `text`; nullopt for any other text.
+std::optional<RowStatus> parse_row_status(std::string_view text);
+// Its name: tables, progress lines, test messages.
+std::ostream& operator<<(std::ostream& os, RowStatus s);
+
 // One row; members in column order. Units are in the names (µs, bytes); std::nullopt -> empty cell.
 struct ResultRow {
   // identity
@@ -50,7 +63,7 @@ struct ResultRow {
   std::string arch;            // the GPU path the backends took: sm90 | sm100 | sm120 (empty in version 1 files)
   std::string mode;     // decode | extend | verify
   std::string timing;   // eager | graph
-  std::string status;   // ok | skipped | failed | oom
+  RowStatus status = RowStatus::ok;
   std::string note;     // skip reason, failure message, caveat
   // shape
   std::string model;
@@ -111,6 +124,9 @@ struct ResultRow {
 
   bool operator==(const ResultRow&) const = default;
 };
+
+// A row that makes a sweep (and a merge of its shards) exit 1: failed, oom, or outside the reference's tolerance.
+bool row_failed(const ResultRow& row);
 
 // Column names in file order (a static list; the reference stays valid for the program's lifetime).
 const std::vector<std::string>& results_csv_columns();

@@ -110,7 +110,7 @@ SglangComparison compare_sglang(const std::vector<ResultRow>& model_rows, const 
     const ResultRow& m = *it->second;
     SglangCaseLine l{s.case_id, s.timing, m.backend, s.backend, m.status, s.status, m.step_median_us,
                      s.step_median_us, std::nullopt, s.ref_pass, s.bitwise_equal_to};
-    if (m.status == "ok" && s.status == "ok" && m.step_median_us && s.step_median_us && *s.step_median_us > 0)
+    if (m.status == RowStatus::ok && s.status == RowStatus::ok && m.step_median_us && s.step_median_us && *s.step_median_us > 0)
       l.ratio_step = *m.step_median_us / *s.step_median_us;
     c.cases.push_back(std::move(l));
   }
@@ -279,9 +279,9 @@ void write_sglang_markdown(std::ostream& os, const SglangComparison& c) {
     for (const SglangCaseLine& l : c.cases)
       t.add({table::str("`" + l.case_id + "`"), table::str(l.timing), table::str(l.model_backend),
              table::str(l.sglang_backend),
-             table::str(l.model_status != "ok" ? l.model_status
+             table::str(l.model_status != RowStatus::ok ? row_status_name(l.model_status)
                                                : (l.model_step_median_us ? fmt("%.1f", *l.model_step_median_us) : "-")),
-             table::str(l.sglang_status != "ok" ? l.sglang_status
+             table::str(l.sglang_status != RowStatus::ok ? row_status_name(l.sglang_status)
                                                 : (l.sglang_step_median_us ? fmt("%.1f", *l.sglang_step_median_us) : "-")),
              table::str(l.ratio_step ? fmt("%.3f", *l.ratio_step) : "-"),
              table::str(l.sglang_ref_pass ? (*l.sglang_ref_pass ? "pass" : "FAIL") : "-"),

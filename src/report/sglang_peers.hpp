@@ -51,7 +51,8 @@ struct SglangSaving {
 
 // One case: the model's row beside SGLang's.
 struct SglangCaseLine {
-  std::string case_id, timing, model_backend, sglang_backend, model_status, sglang_status;
+  std::string case_id, timing, model_backend, sglang_backend;
+  RowStatus model_status = RowStatus::ok, sglang_status = RowStatus::ok;
   std::optional<double> model_step_median_us, sglang_step_median_us, ratio_step;  // model / SGLang
   std::optional<bool> sglang_ref_pass;
   std::string sglang_bitwise_equal_to;

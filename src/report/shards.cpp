@@ -334,46 +334,35 @@ int run_merge_command(const MergeOptions& o, std::ostream& out) {
                                     ? report.substr(0, report.size() - 5) + ".csv"
                                     : std::string()});
   }
-  if (csv != "-") check_not_an_input(csv, "--out", inputs);
-  if (!json.empty() && json != "-") {
-    check_not_an_input(json, "--json", inputs);
-    if (csv != "-" && (json == csv || (file_id(json) && file_id(json) == file_id(csv))))
-      throw InputError("--json: '" + printable(json) + "' is the --out file");
-  }
+  // Both outputs refuse to be an input (exit 2) before anything is read, and are opened before either is
+  // published: a path that cannot be written is bad input, and nothing is left half-written.
+  OutputTarget csv_out(csv, out, inputs, "--out");
+  std::optional<OutputTarget> json_out;
+  if (!json.empty()) json_out.emplace(json, out, inputs, "--json");
+  if (json_out && !json_out->is_stdout() && !csv_out.is_stdout() &&
+      (json == csv || (file_id(json) && file_id(json) == file_id(csv))))
+    throw InputError("--json: '" + printable(json) + "' is the --out file");
   std::vector<std::pair<std::string, ResultSet>> sets;
   for (const std::string& r : reports) sets.emplace_back(r, load_result_set(r));
   std::vector<std::string> warnings;
   const ResultSet merged = merge_shard_sets(sets, warnings);
   for (const std::string& w : warnings) std::cerr << "attnbench merge: warning: " << w << "\n";
 
-  // Both files are opened before either is published: a path that cannot be written is bad input, and
-  // nothing is left half-written.
-  std::optional<AtomicFile> csv_file, json_file;
-  try {
-    if (csv != "-") csv_file.emplace(csv);
-    if (!json.empty() && json != "-") json_file.emplace(json);
-  } catch (const WriteError& e) {
-    throw InputError(std::string(csv_file ? "--json: " : "--out: ") + e.what());
-  }
-  std::ostream& cs = csv_file ? csv_file->stream() : out;
+  std::ostream& cs = csv_out.stream();
+  if (json_out) json_out->stream();
   cs << results_csv_header() << "\n";
   for (const ResultRow& r : merged.rows) cs << results_csv_line(r) << "\n";
-  if (json == "-") {
-    write_results_json(out, merged.environment, merged.command, merged.rows);
-  } else if (json_file) {
-    write_results_json(json_file->stream(), merged.environment, merged.command, merged.rows);
-  }
-  if (csv_file) csv_file->commit();
-  if (json_file) json_file->commit();
-  if (csv == "-" || json == "-") check_stream_written(out, "stdout");
+  if (json_out) write_results_json(json_out->stream(), merged.environment, merged.command, merged.rows);
+  csv_out.finish();
+  if (json_out) json_out->finish();
 
   int ok = 0, skipped = 0, bad = 0;
   std::set<std::string> cases;
   for (const ResultRow& r : merged.rows) {
     cases.insert(r.case_id);
-    if (r.status == "ok") ++ok;
-    if (r.status == "skipped") ++skipped;
-    if (r.status == "failed" || r.status == "oom" || (r.ref_pass && !*r.ref_pass)) ++bad;
+    if (r.status == RowStatus::ok) ++ok;
+    if (r.status == RowStatus::skipped) ++skipped;
+    if (row_failed(r)) ++bad;
   }
   std::cerr << "attnbench merge: " << sets.size() << " shard(s), " << cases.size() << " case(s), " << merged.rows.size()
             << " rows: " << ok << " ok, " << skipped << " skipped, " << bad

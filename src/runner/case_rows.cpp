@@ -38,7 +38,7 @@ ResultRow base_row(const Case& c, const std::string& backend, const std::string&
   r.arch = c.server.arch > 0 ? arch_name(c.server.arch) : "";  // the device's, filled where it is known
   r.mode = std::string(forward_mode_name(c.mode));
   r.timing = timing;
-  r.status = "ok";
+  r.status = RowStatus::ok;
   r.model = c.model.name;
   r.layers = c.model.num_layers;
   r.batch = c.batch;

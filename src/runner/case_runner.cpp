@@ -73,9 +73,9 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
   ResultRow eager = base_row(c, info.name, dev->name(), "eager", s);
   ResultRow graph_row = base_row(c, info.name, dev->name(), "graph", s);
   eager.arch = graph_row.arch = arch_name(c.server.arch > 0 ? c.server.arch : dev->sm_version());
-  auto fail_all = [&](const std::string& status, const std::string& why) {
+  auto fail_all = [&](RowStatus status, const std::string& why) {
     for (ResultRow* r : {&eager, &graph_row}) {
-      if (r->status == "ok") {
+      if (r->status == RowStatus::ok) {
         r->status = status;
         r->note = why;
       }
@@ -128,17 +128,17 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
       phases.mark("graph");
     }
   } catch (const OutOfMemoryError& e) {
-    fail_all("oom", e.what());
+    fail_all(RowStatus::oom, e.what());
   } catch (const Unsupported& e) {
-    fail_all("skipped", e.what());
+    fail_all(RowStatus::skipped, e.what());
   } catch (const DeviceError& e) {
     out.sticky = e.sticky();
-    fail_all("failed", e.what());
+    fail_all(RowStatus::failed, e.what());
   } catch (const std::exception& e) {
-    fail_all("failed", e.what());
+    fail_all(RowStatus::failed, e.what());
   }
-  if (eager.status != "ok" && eager.status != "skipped") out.validated = false;
-  if (eager.ref_pass && !*eager.ref_pass && eager.status == "ok") append_note(eager.note, "reference check FAILED");
+  if (eager.status != RowStatus::ok && eager.status != RowStatus::skipped) out.validated = false;
+  if (eager.ref_pass && !*eager.ref_pass && eager.status == RowStatus::ok) append_note(eager.note, "reference check FAILED");
   out.rows.push_back(std::move(eager));
   if (want_graph) out.rows.push_back(std::move(graph_row));
   return out;
@@ -165,7 +165,7 @@ void compare_backends(const Case& c, const std::vector<std::string>& backends, s
                (es.pass() ? "" : " (OUT OF TOLERANCE)");
     }
     for (ResultRow& r : results[a].rows) {
-      if (r.status != "ok") continue;
+      if (r.status != RowStatus::ok) continue;
       r.bitwise_equal_to = equal;
       append_note(r.note, peers);
     }
@@ -177,7 +177,7 @@ void compare_backends(const Case& c, const std::vector<std::string>& backends, s
 ResultRow skipped_row(const Case& c, const std::string& backend, const std::string& device, const std::string& timing,
                       const std::string& reason, const RunSettings& settings) {
   ResultRow r = base_row(c, backend, device, timing, settings);
-  r.status = "skipped";
+  r.status = RowStatus::skipped;
   r.note = reason;
   return r;
 }
@@ -224,7 +224,7 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
   phases.print(c.id);
   for (auto& r : results)
     for (auto& row : r.rows) {
-      if (load_note && row.status == "ok" && row.step_median_us) append_note(row.note, *load_note);
+      if (load_note && row.status == RowStatus::ok && row.step_median_us) append_note(row.note, *load_note);
       out.rows.push_back(std::move(row));
     }
   return out;

@@ -17,14 +17,14 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
                const RunSettings& s, ResultRow& row) {
   const Support sup = backend.supports(c.mode, true, c.sinks);
   if (!sup.ok) {
-    row.status = "skipped";
+    row.status = RowStatus::skipped;
     row.note = sup.reason;
     return;
   }
   const std::vector<int> caps = c.server.capture_batch_sizes();
   auto it = std::find_if(caps.begin(), caps.end(), [&](int b) { return b >= c.batch; });
   if (it == caps.end()) {
-    row.status = "skipped";
+    row.status = RowStatus::skipped;
     row.note = "batch " + std::to_string(c.batch) + " exceeds the largest captured batch (--cuda-graph-max-bs)";
     return;
   }
@@ -93,7 +93,7 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
   dev.synchronize();
   if (bs_graph == c.batch) {
     if (std::memcmp(got.data(), eager_last.data(), got.size()) != 0) {
-      row.status = "failed";
+      row.status = RowStatus::failed;
       append_note(row.note, "graph replay output differs from the eager output");
     } else {
       append_note(row.note, "replay bit-identical to eager");
@@ -104,7 +104,7 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
     for (std::size_t i = 0; i < got.size() / dtype_size(m.dtype); ++i)
       es.add(load_as_float(got.data(), static_cast<std::int64_t>(i), m.dtype),
              load_as_float(eager_last.data(), static_cast<std::int64_t>(i), m.dtype), tol);
-    if (!es.pass()) row.status = "failed";
+    if (!es.pass()) row.status = RowStatus::failed;
     append_note(row.note, "padded to bs " + std::to_string(bs_graph) + ": replay vs eager max abs " + format_double(es.max_abs));
   }
   if (!s.timing) return;

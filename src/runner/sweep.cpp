@@ -36,7 +36,7 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
       rows = std::move(out.rows);
       if (out.sticky_device_error)
         for (const auto& r : rows)
-          if (r.status == "failed") sticky = r.note;
+          if (r.status == RowStatus::failed) sticky = r.note;
     }
     for (ResultRow& r : rows) {
       // Notes may quote exception messages: keep every row on one line.
@@ -44,10 +44,10 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
       std::replace(r.note.begin(), r.note.end(), '\r', ' ');
       sink(r);
       ++sum.rows;
-      if (r.status == "ok") ++sum.ok;
-      if (r.status == "skipped") ++sum.skipped;
-      if (r.status == "failed") ++sum.failed;
-      if (r.status == "oom") ++sum.oom;
+      if (r.status == RowStatus::ok) ++sum.ok;
+      if (r.status == RowStatus::skipped) ++sum.skipped;
+      if (r.status == RowStatus::failed) ++sum.failed;
+      if (r.status == RowStatus::oom) ++sum.oom;
       if (r.ref_pass && !*r.ref_pass) ++sum.ref_failures;
     }
     ++sum.cases_done;
@@ -57,7 +57,7 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
       p << head(i, i + 1) << c.id << ":";
       for (const ResultRow& r : rows) {
         p << " " << r.backend << (r.timing == "graph" ? "(graph)" : "") << "=" << r.status;
-        if (r.status == "ok" && r.step_median_us) {
+        if (r.status == RowStatus::ok && r.step_median_us) {
           char t[48];
           std::snprintf(t, sizeof t, " %.1fus", *r.step_median_us);
           p << t;

@@ -73,7 +73,7 @@ TEST(Edges, OutDashWritesTheCsvToStdoutAndNothingElse) {
   const std::vector<ResultRow> rows = read_results_csv(capture.file("back.csv"));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].backend, "trtllm_mha");
-  EXPECT_EQ(rows[1].status, "ok");
+  EXPECT_EQ(rows[1].status, RowStatus::ok);
   // The table and the summary went to stderr, which says where the results went.
   EXPECT_NE(r.err.find("-> stdout"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("2 rows: 2 ok"), std::string::npos) << r.err;

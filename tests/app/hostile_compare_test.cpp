@@ -191,11 +191,11 @@ std::vector<Case> cases() {
   std::vector<Case> v;
   // -- evidence: NEW results that are not evidence fail; values outside their domain are bad input.
   std::vector<ResultRow> skipped = good_rows();
-  for (ResultRow& r : skipped) r.status = "skipped", r.ref_pass.reset();
+  for (ResultRow& r : skipped) r.status = RowStatus::skipped, r.ref_pass.reset();
   v.push_back({"evidence", "every NEW row skipped", file("new.csv", csv_text(skipped)),
                "compare {D}/base.csv {D}/new.csv", 1, {"status ok -> skipped"}, "", false});
   std::vector<ResultRow> one_failed = good_rows();
-  one_failed[1].status = "failed";
+  one_failed[1].status = RowStatus::failed;
   v.push_back({"evidence", "a NEW row failed", file("new.csv", csv_text(one_failed)),
                "compare {D}/base.csv {D}/new.csv", 1, {"status ok -> failed"}, "", false});
   std::vector<ResultRow> ref0 = good_rows();
@@ -271,11 +271,7 @@ std::vector<Case> cases() {
                file("lib.csv", csv_with("step_median_us", "-1", "_lib")),
                "report {D}/base.csv --peers {D}/lib.csv", 2, {"--peers", "{D}/lib.csv", "step_median_us '-1'"}});
   v.push_back({"evidence", "compare --peers: unknown library status",
-               [](const TempDir& d) {
-                 std::vector<ResultRow> lib = good_rows("_lib");
-                 lib[0].status = "crashed";
-                 test::write_file(d.file("lib.csv"), csv_text(lib));
-               },
+               file("lib.csv", csv_with("status", "crashed", "_lib")),
                "compare --peers {D}/base.csv {D}/lib.csv", 2, {"{D}/lib.csv", "status 'crashed'"}});
 
   // -- inputs: no command writes over one of its inputs.

@@ -454,7 +454,7 @@ TEST(HostileInput, ResumeResumesTheSameSweep) {
     fresh(d);
     auto rows = read_results_csv(d.file("r.csv"));
     ASSERT_FALSE(rows.empty());
-    rows[0].status = "failed";
+    rows[0].status = RowStatus::failed;
     rows[0].note = "failed in an earlier run";
     {
       ResultsCsvWriter w(d.file("r.csv"));

@@ -29,7 +29,7 @@ void expect_complete_without_duplicates(const std::string& csv) {
   std::set<std::tuple<std::string, std::string, std::string>> keys;
   for (const auto& r : rows) {
     EXPECT_TRUE(keys.insert({r.case_id, r.backend, r.timing}).second) << "duplicate " << r.case_id << " " << r.backend;
-    EXPECT_EQ(r.status, "ok") << r.note;
+    EXPECT_EQ(r.status, RowStatus::ok) << r.note;
   }
 }
 

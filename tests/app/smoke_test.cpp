@@ -19,7 +19,7 @@ TEST(Smoke, SmokeConfigRunsEndToEnd) {
   const auto rows = read_results_csv(csv);
   ASSERT_EQ(rows.size(), 4u * 3u) << "4 cases (decode, 2 extend, verify) x 3 backends, eager only on the CPU";
   for (const ResultRow& row : rows) {
-    EXPECT_EQ(row.status, "ok") << row.case_id << " " << row.backend << ": " << row.note;
+    EXPECT_EQ(row.status, RowStatus::ok) << row.case_id << " " << row.backend << ": " << row.note;
     ASSERT_TRUE(row.ref_pass.has_value());
     EXPECT_TRUE(*row.ref_pass) << row.case_id << " " << row.backend;
     EXPECT_GT(row.samples, 0);

@@ -46,7 +46,7 @@ const ResultRow& row(const CaseOutcome& o, const std::string& backend) {
 
 void expect_valid_and_identical(const CaseOutcome& out, const std::string& what) {
   for (const ResultRow& r : out.rows) {
-    EXPECT_EQ(r.status, "ok") << what << " " << r.backend << ": " << r.note;
+    EXPECT_EQ(r.status, RowStatus::ok) << what << " " << r.backend << ": " << r.note;
     ASSERT_TRUE(r.ref_pass.has_value()) << what << " " << r.backend;
     EXPECT_TRUE(*r.ref_pass) << what << " " << r.backend << " max abs " << *r.ref_max_abs_err;
   }

@@ -238,7 +238,7 @@ TEST(RegistryEndToEnd, RunAllGivesProbeRowsBitIdenticalToTrtllmMhaAndTheReportNa
   for (const ResultRow& row : rows)
     if (row.backend == kProbe) probe = &row;
   ASSERT_NE(probe, nullptr);
-  EXPECT_EQ(probe->status, "ok") << probe->note;
+  EXPECT_EQ(probe->status, RowStatus::ok) << probe->note;
   ASSERT_TRUE(probe->ref_pass.has_value());
   EXPECT_TRUE(*probe->ref_pass);
   EXPECT_NE(probe->bitwise_equal_to.find("trtllm_mha"), std::string::npos) << probe->bitwise_equal_to;

@@ -165,11 +165,11 @@ TEST_P(RealModelValidate, EveryModeAndBackendOnTheCpu) {
         << "GPT-OSS runs with its sinks without --sinks";
     const std::string skip = expected_skip(run.name, row);
     if (!skip.empty()) {
-      EXPECT_EQ(row.status, "skipped");
+      EXPECT_EQ(row.status, RowStatus::skipped);
       EXPECT_NE(row.note.find(skip), std::string::npos) << row.note;
       continue;
     }
-    EXPECT_EQ(row.status, "ok") << row.note;
+    EXPECT_EQ(row.status, RowStatus::ok) << row.note;
     ASSERT_TRUE(row.ref_pass.has_value());
     EXPECT_TRUE(*row.ref_pass);
     if (row.backend == "trtllm_mha") {

@@ -17,11 +17,9 @@ import sys
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_test_util import BINARY, ROOT, TempDir  # noqa: E402
 import peer_flashinfer as pf  # noqa: E402
-
-BINARY = os.environ.get("ATTNBENCH_BINARY", "")
 SMOKE = os.path.join(ROOT, "configs", "smoke.toml")
 BASELINE_CSV = os.path.join(ROOT, "results", "baseline", "smoke.csv")
 
@@ -35,21 +33,6 @@ def case_list_text(*extra):
     if r.returncode != 0:
         raise AssertionError(r.stderr)
     return r.stdout
-
-
-class TempDir(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.tmp = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
-    def write(self, name, text):
-        p = os.path.join(self.tmp, name)
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(text)
-        return p
 
 
 @unittest.skipUnless(BINARY and os.path.exists(BINARY), "ATTNBENCH_BINARY is not set")

@@ -14,15 +14,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_test_util import BINARY, ROOT, TempDir  # noqa: E402
 import peer_flashinfer as pf  # noqa: E402
 import peer_sglang as ps  # noqa: E402
-
-BINARY = os.environ.get("ATTNBENCH_BINARY", "")
 
 
 def make_case(**kw):
@@ -50,21 +47,6 @@ def case_csv(cases):
                                                                         else str(v))
         w.writerow(row)
     return buf.getvalue()
-
-
-class TempDir(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.tmp = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
-    def write(self, name, text):
-        p = os.path.join(self.tmp, name)
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(text)
-        return p
 
 
 class Imports(unittest.TestCase):

@@ -165,7 +165,7 @@ TEST(CompareGate, CorrectnessRegressionsFail) {
   EXPECT_EQ(r.pairs[0].correctness[0], "ref_pass 1 -> 0");
 
   now = base;
-  now.rows[2].status = "oom";
+  now.rows[2].status = RowStatus::oom;
   r = compare_results(base, now);
   EXPECT_TRUE(r.failed);
   EXPECT_EQ(r.pairs[2].verdict, "n/a");
@@ -200,7 +200,7 @@ TEST(CompareGate, OkToSkippedIsReportedAndFails) {
   // A row that was ok and is now skipped measures nothing: NEW is no evidence for it.
   const ResultSet base = three_row_set();
   ResultSet now = base;
-  now.rows[0].status = "skipped";
+  now.rows[0].status = RowStatus::skipped;
   now.rows[0].ref_pass.reset();
   const CompareResult r = compare_results(base, now);
   EXPECT_TRUE(r.failed);
@@ -211,7 +211,7 @@ TEST(CompareGate, OkToSkippedIsReportedAndFails) {
 }
 
 TEST(CompareGate, OkToAnythingElseFails) {
-  for (const std::string status : {"skipped", "failed", "oom"}) {
+  for (const RowStatus status : {RowStatus::skipped, RowStatus::failed, RowStatus::oom}) {
     const ResultSet base = three_row_set();
     ResultSet now = base;
     for (ResultRow& row : now.rows) {
@@ -222,12 +222,12 @@ TEST(CompareGate, OkToAnythingElseFails) {
     const CompareResult r = compare_results(base, now);
     EXPECT_TRUE(r.failed) << status;
     ASSERT_EQ(r.failures.size(), 4u) << status;  // three pairs, and nothing was compared
-    EXPECT_EQ(r.failures[0], sample_key(base.rows[0]) + ": status ok -> " + status + " (why\\nnot)");
+    EXPECT_EQ(r.failures[0], sample_key(base.rows[0]) + ": status ok -> " + row_status_name(status) + " (why\\nnot)");
     EXPECT_EQ(r.failures[3], "nothing compared: none of the 3 pairs is ok on both sides");
   }
   // Rows that were not ok may stay as they were: not a regression.
   ResultSet base = three_row_set();
-  base.rows[0].status = "skipped";
+  base.rows[0].status = RowStatus::skipped;
   ResultSet now = base;
   EXPECT_FALSE(compare_results(base, now).failed);
 }
@@ -285,7 +285,7 @@ TEST(CompareGate, ComparingNothingFails) {
   EXPECT_EQ(r.failures.back(), "nothing compared: BASE (3 rows) and NEW (3 rows) have no case_id|backend|timing in common");
 
   ResultSet skipped = full;  // pairs, but none with a measurement on both sides
-  for (ResultRow& row : skipped.rows) row.status = "skipped";
+  for (ResultRow& row : skipped.rows) row.status = RowStatus::skipped;
   r = compare_results(skipped, skipped);
   EXPECT_TRUE(r.failed);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -379,8 +379,8 @@ TEST(CompareRefusals, ValuesOutsideTheirDomainAreInputErrors) {
   bad.rows[1].ctor_device_bytes = -1;
   EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): ctor_device_bytes '-1' is not an integer >= 0");
   bad = good;
-  bad.rows[1].status = "done";
-  EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): status 'done' is not ok, skipped, failed or oom");
+  bad.rows[1].status = static_cast<RowStatus>(99);  // a value outside the enum (readers refuse unknown text)
+  EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): status '?' is not ok, skipped, failed or oom");
   bad = good;
   bad.samples[key][3] = -1;
   EXPECT_EQ(message(good, bad), "compare: NEW samples of " + key + ": samples_us[3] '-1' is not a finite number >= 0");
@@ -533,7 +533,7 @@ CompareResult rich_result() {
   add(now, row("trtllm_mha_legacy", "eager", 120, 90, 150), false);
   ResultRow sk = row("trtllm_mha_legacy", "graph", 100, 99, 101);
   add(base, sk, true);
-  sk.status = "skipped";
+  sk.status = RowStatus::skipped;
   sk.ref_pass.reset();
   add(now, sk, false);
   ResultRow comma = row("odd", "eager", 50, 49, 51);
@@ -543,7 +543,7 @@ CompareResult rich_result() {
   add(now, extra, true);  // only in NEW
   ResultRow failed = row("flashinfer", "graph", 100, 99, 101);
   add(base, failed, true);
-  failed.status = "failed";
+  failed.status = RowStatus::failed;
   failed.note = "CUDA error, \"illegal\" address";
   failed.ref_pass.reset();
   add(now, failed, false);

@@ -212,7 +212,7 @@ TEST(MarkdownRatio, BootstrapBandNarrowsWithMoreSamples) {
   EXPECT_LT(boot->lo, 1.0);
   EXPECT_GT(boot->hi, 1.0);
   // Rows not ok, or without a median: no ratio.
-  b.status = "skipped";
+  b.status = RowStatus::skipped;
   EXPECT_FALSE(latency_ratio(a, b));
 }
 

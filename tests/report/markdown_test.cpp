@@ -101,7 +101,7 @@ TEST(Markdown, FromRowsCarriesSavingCasesRatiosAndCommand) {
 TEST(Markdown, ReportsFailuresEnvironmentAndMemoryReport) {
   ResultSet s = small_set();
   s.rows[1].ref_pass = false;
-  s.rows[2].status = "failed";
+  s.rows[2].status = RowStatus::failed;
   s.rows[2].note = "CUDA error: illegal address";
   s.rows[2].ref_pass.reset();
   s.environment = {{"gpu_name", "NVIDIA H200"},
@@ -248,7 +248,7 @@ TEST(MarkdownGolden, FromRowsAndFromMemoryReport) {
   test::expect_golden("report-rows.md", report(small_set(), nullptr, "attnbench run --config c.toml"));
   ResultSet s = small_set();
   s.rows[1].ref_pass = false;
-  s.rows[2].status = "failed";
+  s.rows[2].status = RowStatus::failed;
   s.rows[2].note = "CUDA error: illegal | address";
   s.rows[2].ref_pass.reset();
   s.rows[5].note = "replay vs eager max abs 0.001";

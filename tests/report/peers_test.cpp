@@ -133,9 +133,9 @@ TEST(PeersPairing, RatiosAreModelOverLibrary) {
 
 TEST(PeersPairing, RowsNotOkArePairedWithTheirStatusesAndNoRatio) {
   ResultRow skipped = row(kCaseA, "trtllm_lib", "eager", 20, 200);
-  skipped.status = "skipped";
+  skipped.status = RowStatus::skipped;
   ResultRow failed = row(kCaseA, "flashinfer", "graph", 30, 300);
-  failed.status = "failed";
+  failed.status = RowStatus::failed;
   const PeerComparison c = compare_peers(
       {row(kCaseA, "trtllm_mha", "eager", 30, 300), failed, row(kCaseA, "flashinfer", "eager", 30, 300)},
       {skipped, row(kCaseA, "flashinfer_lib", "graph", 20, 200),
@@ -144,11 +144,11 @@ TEST(PeersPairing, RowsNotOkArePairedWithTheirStatusesAndNoRatio) {
   const PeerPair* s = find_pair(c, kCaseA, "trtllm_lib", "eager");
   const PeerPair* f = find_pair(c, kCaseA, "flashinfer_lib", "graph");
   ASSERT_TRUE(s && f);
-  EXPECT_EQ(s->lib_status, "skipped");
-  EXPECT_EQ(s->model_status, "ok");
+  EXPECT_EQ(s->lib_status, RowStatus::skipped);
+  EXPECT_EQ(s->model_status, RowStatus::ok);
   EXPECT_FALSE(s->ratio_forward);
   EXPECT_FALSE(s->ratio_step);
-  EXPECT_EQ(f->model_status, "failed");
+  EXPECT_EQ(f->model_status, RowStatus::failed);
   EXPECT_FALSE(f->ratio_forward);
   EXPECT_TRUE(find_pair(c, kCaseA, "flashinfer_lib", "eager")->ratio_forward);
   int not_compared = 0;
@@ -520,7 +520,7 @@ PeerComparison rich_peers() {
   ResultRow m2 = row(kCaseB, "flashinfer", "graph", 12, 100), l2 = row(kCaseB, "flashinfer_lib", "graph", 11, 90);
   ResultRow m3 = row(kCaseA, "trtllm_mha", "eager", 20, 300), l3 = row(kCaseA, "trtllm_lib", "eager", 16, 240);
   ResultRow m4 = row(kCaseB, "trtllm_mha", "eager", 20, 300), l4 = row(kCaseB, "trtllm_lib", "eager", 16, 240);
-  l4.status = "skipped";
+  l4.status = RowStatus::skipped;
   l4.ref_pass.reset();
   ResultRow m5 = row(kCaseC, "trtllm_mha", "eager", 5, 50);  // no library row
   ResultRow l6 = row(kCaseC, "flashinfer_lib", "eager", 5, 50);  // no model row

@@ -43,7 +43,7 @@ ResultRow full_row() {
   r.device = "NVIDIA H200";
   r.mode = "decode";
   r.timing = "graph";
-  r.status = "ok";
+  r.status = RowStatus::ok;
   r.note = "";
   r.model = "llama-3.1-8b";
   r.layers = 32;
@@ -95,7 +95,7 @@ ResultRow sparse_row() {
   r.device = "cpu";
   r.mode = "extend";
   r.timing = "eager";
-  r.status = "skipped";
+  r.status = RowStatus::skipped;
   r.note = "unsupported: \"sliding window\", page_size 1 only,\rsee notes";
   r.model = "gemma-3-27b";
   r.layers = 62;
@@ -194,7 +194,7 @@ TEST_F(ResultsCsvFiles, RoundTripIsBitExact) {
   ResultRow minimal;  // every optional empty, every number 0; the enumerated columns hold allowed values
   minimal.mode = "verify";
   minimal.timing = "eager";
-  minimal.status = "failed";
+  minimal.status = RowStatus::failed;
   const std::vector<ResultRow> written = {full_row(), sparse_row(), minimal};
   {
     ResultsCsvWriter w(p);
@@ -304,9 +304,9 @@ TEST(ResultsDomain, FirstOffendingColumnNamedAndSamplesChecked) {
   ResultRow r = test::llama_row("decode/x", "trtllm_mha", "graph");
   EXPECT_EQ(result_row_domain_error(r), "");
   r.step_median_us = std::numeric_limits<double>::quiet_NaN();
-  r.status = "fine";
-  EXPECT_EQ(result_row_domain_error(r), "status 'fine' is not ok, skipped, failed or oom");
-  r.status = "oom";
+  r.status = static_cast<RowStatus>(99);  // a value outside the enum (readers refuse unknown text)
+  EXPECT_EQ(result_row_domain_error(r), "status '?' is not ok, skipped, failed or oom");
+  r.status = RowStatus::oom;
   EXPECT_EQ(result_row_domain_error(r), "step_median_us 'nan' is not a finite number >= 0");
   r.mode = "decode\x1b[2J";  // control bytes are escaped in the message
   EXPECT_EQ(result_row_domain_error(r), "mode 'decode\\x1b[2J' is not decode, extend or verify");
@@ -444,7 +444,7 @@ TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
   ResultRow a;
   a.case_id = "decode/tiny/b=1/kv=8/p=16/bf16";
   a.backend = "trtllm_mha";
-  a.status = "ok";
+  a.status = RowStatus::ok;
   a.note = "with, \"quotes\"";
   a.seed = 7;
   a.step_median_us = 12.5;

@@ -19,7 +19,7 @@ TEST(RunSummary, OneLinePerRowWithDashesForMissingValues) {
   ok.bitwise_equal_to = "trtllm_mha_legacy";
   ResultRow skipped = ok;
   skipped.backend = "flashinfer";
-  skipped.status = "skipped";
+  skipped.status = RowStatus::skipped;
   skipped.step_median_us.reset();
   skipped.step_p10_us.reset();
   skipped.tb_per_s.reset();

@@ -25,7 +25,7 @@ ResultRow row(const std::string& id, const std::string& backend, const std::stri
   r.backend = backend;
   r.timing = timing;
   r.mode = "decode";
-  r.status = "ok";
+  r.status = RowStatus::ok;
   r.samples_us = {1.0, 2.0};
   return r;
 }

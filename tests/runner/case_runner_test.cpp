@@ -41,7 +41,7 @@ TEST(CaseRunner, EveryBackendValidatesAndTheTwoTrtllmBackendsAreBitIdentical) {
     const CaseOutcome out = run_case(tiny_case(mode), backend_names(), cpu, fast_settings(true));
     ASSERT_EQ(out.rows.size(), 3u) << mode << ": one eager row per backend on the CPU (no graphs)";
     for (const ResultRow& r : out.rows) {
-      EXPECT_EQ(r.status, "ok") << mode << " " << r.backend << ": " << r.note;
+      EXPECT_EQ(r.status, RowStatus::ok) << mode << " " << r.backend << ": " << r.note;
       ASSERT_TRUE(r.ref_pass.has_value());
       EXPECT_TRUE(*r.ref_pass) << mode << " " << r.backend << " max abs " << *r.ref_max_abs_err;
       EXPECT_EQ(r.timing, "eager");
@@ -61,7 +61,7 @@ TEST(CaseRunner, SlidingWindowModelTrimsInFlashInferAndWindowsInTrtllmAlike) {
   for (const std::string mode : {"decode", "extend"}) {
     const CaseOutcome out = run_case(tiny_case(mode, "tiny-swa", 50), backend_names(), cpu, fast_settings(false));
     for (const ResultRow& r : out.rows) {
-      EXPECT_EQ(r.status, "ok") << r.backend << ": " << r.note;
+      EXPECT_EQ(r.status, RowStatus::ok) << r.backend << ": " << r.note;
       EXPECT_TRUE(r.ref_pass && *r.ref_pass) << mode << " " << r.backend;
     }
   }
@@ -71,7 +71,7 @@ TEST(CaseRunner, SinksRunOnTrtllmAndAreSkippedOnFlashInferWithAReason) {
   Case c = tiny_case("decode");
   c.sinks = true;
   const CaseOutcome out = run_case(c, backend_names(), cpu, fast_settings(false));
-  EXPECT_EQ(out.rows[0].status, "skipped");
+  EXPECT_EQ(out.rows[0].status, RowStatus::skipped);
   EXPECT_NE(out.rows[0].note.find("sinks"), std::string::npos);
   EXPECT_TRUE(*out.rows[1].ref_pass);
 }

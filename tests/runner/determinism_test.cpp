@@ -113,7 +113,7 @@ void expect_same_csv(const SweepRun& a, const SweepRun& b, const std::string& wh
       }
       ++compared;
     }
-    if (a.rows[i].status == "ok") {
+    if (a.rows[i].status == RowStatus::ok) {
       ++ok_rows;
       // Validated rows carry their reference errors: bit-identical outputs give bit-identical errors.
       EXPECT_TRUE(a.rows[i].ref_max_abs_err.has_value()) << a.rows[i].case_id << " " << a.rows[i].backend;
@@ -160,7 +160,7 @@ TEST(Determinism, AnotherSeedChangesTheData) {
     EXPECT_EQ(b.rows[i].seed, 2u);
     EXPECT_EQ(a.rows[i].backend, b.rows[i].backend) << "row " << i;
     EXPECT_EQ(a.rows[i].status, b.rows[i].status) << "row " << i << " " << a.rows[i].case_id;
-    if (a.rows[i].status != "ok" || b.rows[i].status != "ok") continue;
+    if (a.rows[i].status != RowStatus::ok || b.rows[i].status != RowStatus::ok) continue;
     ++ok_pairs;
     const auto bits = [](const std::optional<double>& v) {
       return v ? std::bit_cast<std::uint64_t>(*v) : std::uint64_t{0xffffffffffffffffull};

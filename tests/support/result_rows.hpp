@@ -31,7 +31,7 @@ inline ResultRow shaped_row(const RowShape& shape, const std::string& case_id, c
   r.device = shape.device;
   r.mode = case_id.substr(0, case_id.find('/'));
   r.timing = timing;
-  r.status = "ok";
+  r.status = RowStatus::ok;
   r.model = shape.model;
   r.layers = shape.layers;
   r.batch = shape.batch;

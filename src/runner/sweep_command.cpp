@@ -1,4 +1,4 @@
-#include "app/commands.hpp"
+#include "runner/sweep_command.hpp"
 
 #include <unistd.h>
 
@@ -13,21 +13,15 @@
 #include <optional>
 #include <utility>
 
-#include "app/backend_catalog.hpp"
-#include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
-#include "core/version.hpp"
 #include "device/device_factory.hpp"
 #include "device/environment.hpp"
-#include "report/compare.hpp"
 #include "report/markdown.hpp"
-#include "report/peers.hpp"
-#include "report/sglang_peers.hpp"
 #include "report/results_io.hpp"
 #include "report/run_summary.hpp"
+#include "runner/backend_catalog.hpp"
 #include "runner/case_list.hpp"
-#include "runner/memory_probe.hpp"
 #include "runner/selection.hpp"
 #include "runner/shard.hpp"
 #include "runner/sweep.hpp"
@@ -37,26 +31,6 @@
 namespace attnbench {
 
 namespace {
-
-// An --out that means stdout: none given, or "-".
-bool is_stdout(const std::string& path) { return path.empty() || path == "-"; }
-
-// What the Markdown report needs from the layers above it: each preset's full depth (KV-cache tokens of a
-// saving are counted over the whole model) and the figures to link.
-MarkdownExtras markdown_extras(const std::vector<std::string>& figures = {}) {
-  MarkdownExtras x;
-  for (const auto& m : model_presets()) x.model_layers[m.name] = m.num_layers;
-  x.figures = figures;
-  return x;
-}
-
-// Rows that make a sweep exit 1: failed, oom, or outside the reference's tolerance.
-int bad_rows(const std::vector<ResultRow>& rows) {
-  int n = 0;
-  for (const ResultRow& r : rows)
-    if (r.status == "failed" || r.status == "oom" || (r.ref_pass && !*r.ref_pass)) ++n;
-  return n;
-}
 
 std::atomic<bool> g_stop{false};
 std::atomic<std::int64_t> g_first_stop_ns{0};  // CLOCK_MONOTONIC of the first signal
@@ -97,35 +71,6 @@ struct StopOnSignal {
 };
 
 }  // namespace
-
-int run_memory_command(const MemoryOptions& o, std::ostream& out) {
-  const MemoryRequest req = make_memory_request(o.m, o.backends, o.prefill_backend);
-  const DeviceChoice choice = parse_device_choice(o.m.device);
-  const DeviceChoice resolved = resolve_usable_device(choice);
-  // --out: checked (never the --config file, by device and inode) and opened before any work, so a bad path
-  // fails fast (exit 2) and nothing is measured in vain; written all or nothing. "-": stdout.
-  if (!is_stdout(o.out)) check_output_path(o.out, "--out");
-  OutputTarget output(o.out, out, {{"--config", o.config_file}});
-  std::ostream& os = output.stream();
-  std::cerr << "attnbench: memory on " << device_choice_name(resolved)
-            << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";
-  const int ordinal = resolved == DeviceChoice::cuda && parse_device_ordinal(o.m.device) >= 0
-                          ? parse_device_ordinal(o.m.device)
-                          : 0;
-  if (resolved == DeviceChoice::cuda) check_cuda_ordinal(ordinal, gpu_availability().count, "--device " + o.m.device);
-  const MemoryReport report = measure_memory(req, [resolved, ordinal] { return make_device(resolved, ordinal); });
-  if (o.format == "csv")
-    write_memory_csv(os, report);
-  else if (o.format == "json")
-    write_memory_json(os, report, backend_catalog());
-  else
-    write_memory_table(os, report, backend_catalog());
-  output.finish();
-  if (!output.is_stdout()) std::cerr << "attnbench: wrote " << printable(o.out) << "\n";
-  for (const auto& b : report.backends)
-    if (!b.error.empty()) return 1;
-  return 0;
-}
 
 int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args, bool validate_only, std::ostream& out) {
   const RunPlan& plan = o.plan;
@@ -248,92 +193,11 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     return 130;
   }
   // The exit code covers the whole file: rows kept from an earlier run count as much as this run's.
-  const int earlier_bad = bad_rows(todo.kept);
+  const int earlier_bad = static_cast<int>(std::count_if(todo.kept.begin(), todo.kept.end(), row_failed));
   if (earlier_bad > 0)
     std::cerr << "attnbench: --resume: " << earlier_bad << " row(s) written earlier in " << printable(files.csv)
               << " failed (failed, oom or a reference failure)\n";
   return sum.all_good() && earlier_bad == 0 ? 0 : 1;
-}
-
-int run_compare_command(const CompareCliOptions& o, std::ostream& out) {
-  if (o.max_slowdown < 0) throw InputError("--max-slowdown: must be >= 0 (a fraction, e.g. 0.05)");
-  if (o.max_memory_growth < 0) throw InputError("--max-memory-growth: must be >= 0 bytes");
-  if (!(o.alpha > 0 && o.alpha < 1)) throw InputError("--alpha: must be in (0, 1)");
-  if (o.min_effect < 0) throw InputError("--min-effect: must be >= 0 (a fraction)");
-  CompareOptions opt;
-  opt.max_slowdown = o.max_slowdown;
-  opt.max_memory_growth = o.max_memory_growth;
-  opt.alpha = o.alpha;
-  opt.min_effect = o.min_effect;
-  opt.allow_env_mismatch = o.allow_env_mismatch;
-  opt.allow_version_mismatch = o.allow_version_mismatch;
-  opt.strict = o.strict;
-  OutputTarget output(o.out, out, {{"BASE", o.base}, {"NEW", o.now}});
-  const ResultSet base = load_result_set(o.base);
-  const ResultSet now = load_result_set(o.now);
-  if (o.peers) {
-    // Model rows (BASE) against the real libraries' rows (NEW): how far attnbench is from the library, not a gate.
-    check_peer_sides(base, now, o.base, o.now);
-    const std::string line = "peer comparison: model rows of BASE vs library rows of NEW";
-    PeerComparison pc = compare_peers(base.rows, now.rows, backend_catalog());
-    for (const std::string& w : check_peer_environments(base, now, o.allow_env_mismatch, "BASE", "NEW"))
-      pc.warnings.push_back(w);
-    if (!now.environment.empty()) pc.library_environments.push_back(now.environment);
-    std::ostream& os = output.stream();
-    // CSV and JSON stay machine-readable: the line goes to stderr, and into the JSON document.
-    if (o.format == "md" || o.format == "markdown") {
-      os << line << "\n\n";
-      write_peer_markdown(os, pc);
-      const SglangComparison sc = compare_sglang(base.rows, now.rows, backend_catalog(), {now.environment});
-      if (!sc.memory.empty()) write_sglang_markdown(os << "\n", sc);
-    } else if (o.format == "csv") {
-      std::cerr << "attnbench compare: " << line << "\n";
-      write_peer_csv(os, pc);
-    } else if (o.format == "json") {
-      write_peer_json(os, pc, line);
-    } else {
-      os << line << "\n\n";
-      write_peer_table(os, pc);
-    }
-    output.finish();
-    return 0;
-  }
-  check_compare_sides(base, now, o.base, o.now);
-  const CompareResult r = compare_results(base, now, opt);
-  std::ostream& os = output.stream();
-  if (o.format == "md" || o.format == "markdown")
-    write_compare_markdown(os, r);
-  else if (o.format == "csv")
-    write_compare_csv(os, r);
-  else if (o.format == "json")
-    write_compare_json(os, r);
-  else
-    write_compare_table(os, r);
-  output.finish();
-  const auto too_few = std::count_if(r.pairs.begin(), r.pairs.end(), [](const PairResult& p) { return p.too_few_samples; });
-  if (too_few > 0 && !opt.strict)
-    std::cerr << "attnbench compare: warning: " << too_few
-              << " pair(s) with too few samples for a latency verdict (a failure with --strict)\n";
-  if (r.failed)
-    for (const auto& f : r.failures) std::cerr << "attnbench compare: FAIL: " << f << "\n";
-  return r.failed ? 1 : 0;
-}
-
-int run_report_command(const ReportOptions& o, std::ostream& out) {
-  std::vector<std::pair<std::string, std::string>> inputs = {{"RESULTS", o.results}, {"--memory", o.memory}};
-  for (const std::string& p : o.peers) inputs.push_back({"--peers", p});
-  OutputTarget output(o.out, out, inputs);
-  const ResultSet set = load_result_set(o.results);
-  const std::vector<std::string> figures = o.plots.empty() ? std::vector<std::string>{} : figure_links(o.plots, o.out);
-  std::optional<MemoryReport> memory;
-  if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
-  std::vector<ResultSet> peers;
-  const BackendCatalog catalog = backend_catalog();
-  for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));
-  write_markdown_report(output.stream(), set, memory ? &*memory : nullptr, set.command, catalog, peers,
-                        markdown_extras(figures));
-  output.finish();
-  return 0;
 }
 
 }  // namespace attnbench

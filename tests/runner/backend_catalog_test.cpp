@@ -1,6 +1,6 @@
 // backend_catalog(): every registered backend, in registry order, with the library twins and the change
 // under test; the same catalog the report tests use (tests/support/backend_catalog.hpp).
-#include "app/backend_catalog.hpp"
+#include "runner/backend_catalog.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
-#include "app/backend_catalog.hpp"
+#include "runner/backend_catalog.hpp"
 
 #include "backends/registry.hpp"
+#include "engine/model_config.hpp"
 
 namespace attnbench {
 
@@ -13,6 +14,13 @@ BackendCatalog backend_catalog() {
   // What scripts/peer_flashinfer.py records in its environment.
   c.library_versions = {{"flashinfer_version", "FlashInfer"}, {"torch_version", "torch"}};
   return c;
+}
+
+MarkdownExtras markdown_extras(const std::vector<std::string>& figures) {
+  MarkdownExtras x;
+  for (const auto& m : model_presets()) x.model_layers[m.name] = m.num_layers;
+  x.figures = figures;
+  return x;
 }
 
 }  // namespace attnbench
