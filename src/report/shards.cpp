@@ -296,18 +296,16 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
     if (k != kShardKey && k != kShardSourceKey && k != kShardCasesKey && k != "wall_seconds")
       merged.environment.emplace_back(k, v);
   // The shards ran side by side: the sweep's wall time is the longest shard's (when every shard recorded one).
-  std::optional<double> wall = 0.0;
+  double wall = 0.0;
+  bool every_wall = true;
   for (const Shard* s : ordered) {
     const std::optional<std::string> w = env_get(s->set->environment, "wall_seconds");
-    if (!w || !wall) {
-      wall.reset();
-      continue;
-    }
-    wall = std::max(*wall, std::atof(w->c_str()));
+    every_wall = every_wall && w.has_value();
+    if (w) wall = std::max(wall, std::atof(w->c_str()));
   }
-  if (wall) {
+  if (every_wall) {
     char b[32];
-    std::snprintf(b, sizeof b, "%.1f", *wall);
+    std::snprintf(b, sizeof b, "%.1f", wall);
     merged.environment.emplace_back("wall_seconds", b);
   }
   merged.environment.emplace_back(kMergedShardsKey, std::to_string(n));

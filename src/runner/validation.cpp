@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <omp.h>
 
@@ -67,7 +68,7 @@ std::vector<int> validated_layers(int num_layers) {
 ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget,
                                const Fp8ReadView& view) {
   const ModelConfig& m = c.model;
-  const int Hq = m.num_qo_heads(), Hkv = m.num_kv_heads(), D = m.head_dim;
+  const int Hq = m.num_qo_heads(), Hkv = m.num_kv_heads(), D = m.head_dim, group = Hq / Hkv;
   const int window = m.layer_sliding_window_size(layer);
   const WorkloadSeeds seeds = workload_seeds(c.seed);
   const std::uint64_t kseed = TokenToKVPool::fill_seed(seeds.pool, false, layer);
@@ -180,7 +181,8 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
       std::vector<double> q, o;  // per thread, reused across items
 #pragma omp for schedule(dynamic, 1)
       for (int item = 0; item < items; ++item) {
-        const std::size_t r = static_cast<std::size_t>(rr[static_cast<std::size_t>(item / Hq)]);
+        // The request's last range first: the tail rows see the most keys (the largest items go out first).
+        const std::size_t r = static_cast<std::size_t>(rr[rr.size() - 1 - static_cast<std::size_t>(item / Hq)]);
         const Range& rg = ranges[r];
         const int hq = item % Hq, kh = hq / group;
         const int rows = rg.r1 - rg.r0;
@@ -228,10 +230,24 @@ ErrorStats compare_with_reference(const Case& c, const ReferenceLayer& ref, cons
 }
 
 std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h) {
+  // FNV-1a's prime over 64-bit words in four independent lanes, each step (rotate, xor a word, multiply by an odd
+  // prime) a bijection of the lane, so one changed word always changes the hash; then the tail bytes. A byte-wise
+  // FNV-1a ran at ~0.6 GB/s: 1.3 s per validation step of an extend case with 4 x 4096 tokens and 6 layers.
+  constexpr std::uint64_t kPrime = 1099511628211ull;
   const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
+  const auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  std::uint64_t lane[4] = {h, h ^ 0x9e3779b97f4a7c15ull, h ^ 0xbf58476d1ce4e5b9ull, h ^ 0x94d049bb133111ebull};
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      lane[k] = (rotl(lane[k], 31) ^ w) * kPrime;
+    }
+  if (n >= 32) h = ((((lane[0] * kPrime) ^ lane[1]) * kPrime ^ lane[2]) * kPrime ^ lane[3]) * kPrime;
+  for (; i < n; ++i) {
     h ^= p[i];
-    h *= 1099511628211ull;
+    h *= kPrime;
   }
   return h;
 }
