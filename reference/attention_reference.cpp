@@ -52,7 +52,12 @@ void reference_attention(const ReferenceCase& c, std::span<const double> q, std:
       }
       const long span = std::max(0L, k_hi - k_lo);
       ConstMap Q(q.data() + (static_cast<std::ptrdiff_t>(r0) * Hq + h) * D, rows, D, Stride(static_cast<Eigen::Index>(Hq) * D, 1));
-      RowMat S(rows, span);  // logits of the block's keys [k_lo, k_hi)
+      // Logits of the block's keys [k_lo, k_hi), in this thread's scratch: allocated once per thread, not per head
+      // and block (megabytes each: a fresh allocation per block cost page faults and unmaps on every call).
+      thread_local std::vector<double> s_scratch, o_scratch;
+      if (s_scratch.size() < static_cast<std::size_t>(rows) * span) s_scratch.resize(static_cast<std::size_t>(rows) * span);
+      if (o_scratch.size() < static_cast<std::size_t>(rows) * D) o_scratch.resize(static_cast<std::size_t>(rows) * D);
+      Eigen::Map<RowMat> S(s_scratch.data(), rows, span);
       if (span > 0) S.noalias() = (Q * K.middleRows(k_lo, span).transpose()) * c.sm_scale;
       if (c.logits_soft_cap > 0.0) S = (S.array() / c.logits_soft_cap).tanh() * c.logits_soft_cap;
       // Row by row: the row's max over its visible keys, the unnormalised probabilities in place of the logits
@@ -78,8 +83,11 @@ void reference_attention(const ReferenceCase& c, std::span<const double> q, std:
         denom(j) = S.row(j).segment(a, b - a).sum() + (sink == neg_inf ? 0.0 : std::exp(sink - mx));
         if (!lse.empty()) lse[static_cast<std::size_t>(r0 + j) * Hq + h] = mx + std::log(denom(j));
       }
-      RowMat O = RowMat::Zero(rows, D);  // [rows, D]
-      if (span > 0) O.noalias() = S * V.middleRows(k_lo, span);
+      Eigen::Map<RowMat> O(o_scratch.data(), rows, D);  // [rows, D]
+      if (span > 0)
+        O.noalias() = S * V.middleRows(k_lo, span);
+      else
+        O.setZero();
       for (int j = 0; j < rows; ++j) {
         double* orow = o.data() + (static_cast<std::ptrdiff_t>(r0 + j) * Hq + h) * D;
         if (empty[static_cast<std::size_t>(j)]) {

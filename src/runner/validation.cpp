@@ -136,8 +136,23 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
   std::size_t max_kv = 0;
   for (int i : reqs) max_kv = std::max<std::size_t>(max_kv, static_cast<std::size_t>(c.prefix_lens[i]) + c.new_lens[i]);
   const std::size_t head_elems = max_kv * D;  // one head's [kv_len, D] slot in the buffers
-  // Uninitialised: the pages are first touched by the threads that generate them.
-  const std::unique_ptr<double[]> kbuf(new double[head_elems * Hkv]), vbuf(new double[head_elems * Hkv]);
+  // The calling thread's buffers, kept from call to call (two layers per case, every case of a sweep) and grown
+  // when a request needs more: a fresh pair of buffers per call cost page faults on every touch. Uninitialised
+  // when grown: the threads that generate the values touch the pages first.
+  struct Scratch {
+    std::unique_ptr<double[]> k, v;
+    std::size_t n = 0;
+  };
+  thread_local Scratch scratch;
+  if (scratch.n < head_elems * Hkv) {
+    scratch.k.reset();
+    scratch.v.reset();
+    scratch.k.reset(new double[head_elems * Hkv]);
+    scratch.v.reset(new double[head_elems * Hkv]);
+    scratch.n = head_elems * Hkv;
+  }
+  double* const kbuf = scratch.k.get();
+  double* const vbuf = scratch.v.get();
   constexpr int kTokenChunk = 512;  // generation work items: (kv head, token chunk)
   for (std::size_t q_i = 0; q_i < reqs.size(); ++q_i) {
     const int i = reqs[q_i];
@@ -148,8 +163,8 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
 #pragma omp parallel for schedule(dynamic, 1)
     for (int item = 0; item < Hkv * chunks; ++item) {
       const int kh = item / chunks, t0 = (item % chunks) * kTokenChunk, t1 = std::min(kv_len, t0 + kTokenChunk);
-      double* kd = kbuf.get() + kh * head_elems;
-      double* vd = vbuf.get() + kh * head_elems;
+      double* kd = kbuf + kh * head_elems;
+      double* vd = vbuf + kh * head_elems;
       for (int t = t0; t < t1; ++t) {
         for (int d = 0; d < D; ++d) {
           const int e = kh * D + d;  // element within the token's [Hkv, D] row
@@ -206,7 +221,7 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
         rc.sm_scale = static_cast<double>(1.0f / std::sqrt(static_cast<float>(D)));  // the layer's float scaling
         if (!sinks.empty()) rc.sinks = {sinks[static_cast<std::size_t>(hq)]};
         const std::size_t kv_elems = static_cast<std::size_t>(kv_len) * D;
-        reference_attention(rc, q, {kbuf.get() + kh * head_elems, kv_elems}, {vbuf.get() + kh * head_elems, kv_elems}, o,
+        reference_attention(rc, q, {kbuf + kh * head_elems, kv_elems}, {vbuf + kh * head_elems, kv_elems}, o,
                             {});
         for (int j = 0; j < rows; ++j)
           std::copy_n(o.data() + static_cast<std::size_t>(j) * D, D,
