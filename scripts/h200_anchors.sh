@@ -3,12 +3,13 @@
 # PyTorch SDPA (cuDNN and flash) on the same extend and decode shapes right after it (scripts/anchors.py).
 # Writes OUTDIR/pr-evidence.{csv,json,txt,log}, OUTDIR/cases.csv, OUTDIR/anchors.csv and OUTDIR/anchors.log.
 # Usage: scripts/h200_anchors.sh ATTNBENCH OUTDIR      (python3 with torch on the PATH; run from anywhere)
+# ANCHORS_OPTIONS adds options to anchors.py (e.g. --dry-run to check the plumbing without torch or a GPU).
 set -uo pipefail
 if [ $# -ne 2 ]; then
   echo "usage: scripts/h200_anchors.sh ATTNBENCH OUTDIR" >&2
   exit 2
 fi
-bin="$(realpath "$1")" out="$2"
+bin="$(realpath "$1")" out="$(realpath -m "$2")"
 cd "$(dirname "$0")/.."
 [ -x "$bin" ] || { echo "h200_anchors.sh: ATTNBENCH: $bin is not an executable" >&2; exit 2; }
 mkdir -p "$out"
@@ -34,7 +35,7 @@ print("bw_fraction: max %.3f over %d rows (against the read probe)" % (max(bw), 
 PY
 "$bin" run --config "$cfg" --list-cases --format csv > "$out/cases.csv"
 python3 scripts/anchors.py --cases "$out/cases.csv" --results "$out/pr-evidence.csv" --out "$out/anchors.csv" \
-  2> "$out/anchors.log"
+  ${ANCHORS_OPTIONS:-} 2> "$out/anchors.log"
 echo "anchors exit code $?" >> "$out/anchors.log"
 tail -n 1 "$out/anchors.log"
 column -s, -t < "$out/anchors.csv" 2>/dev/null || cat "$out/anchors.csv"
