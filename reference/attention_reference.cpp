@@ -54,7 +54,9 @@ void reference_attention(const ReferenceCase& c, std::span<const double> q, std:
       ConstMap Q(q.data() + (static_cast<std::ptrdiff_t>(r0) * Hq + h) * D, rows, D, Stride(static_cast<Eigen::Index>(Hq) * D, 1));
       // Logits of the block's keys [k_lo, k_hi), in this thread's scratch: allocated once per thread, not per head
       // and block (megabytes each: a fresh allocation per block cost page faults and unmaps on every call).
-      thread_local std::vector<double> s_scratch, o_scratch;
+      // Aligned as Eigen aligns its own matrices: where a row's vectorised exp and sum start splitting into packets
+      // depends on the address, and a base aligned differently from thread to thread changed the last bits.
+      thread_local std::vector<double, Eigen::aligned_allocator<double>> s_scratch, o_scratch;
       if (s_scratch.size() < static_cast<std::size_t>(rows) * span) s_scratch.resize(static_cast<std::size_t>(rows) * span);
       if (o_scratch.size() < static_cast<std::size_t>(rows) * D) o_scratch.resize(static_cast<std::size_t>(rows) * D);
       Eigen::Map<RowMat> S(s_scratch.data(), rows, span);
