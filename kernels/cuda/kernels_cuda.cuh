@@ -21,6 +21,9 @@ void launch_attention_prefill(const AttentionParams& p, void* stream);  // kerne
 void launch_merge_state(const MergeStateParams& p, void* stream);       // kernels/cuda/merge_state.cu
 void launch_fill_uniform(const FillParams& p, void* stream);            // kernels/cuda/fill.cu
 void launch_copy_rows(const CopyRowsParams& p, void* stream);           // kernels/cuda/copy_rows.cu
+// Not an op: the read-only bandwidth probe (kernels/cuda/read_probe.cu). Reads `bytes` (16-byte aligned, a
+// multiple of 16) at `data` with `blocks` blocks; out[b] (64-bit) gets block b's XOR fold of what it read.
+void launch_read_probe(const void* data, std::int64_t bytes, int blocks, void* out, void* stream);
 
 // The table the CUDA device hands to backends.
 const KernelTable& cuda_kernel_table();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -71,6 +72,30 @@ double CpuDevice::measure_copy_bandwidth() {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > 0) best = std::max(best, 2.0 * static_cast<double>(bytes) / s);
   }
+  return best;
+}
+
+double CpuDevice::measure_read_bandwidth() {
+  // The CPU twins read with OpenMP threads, so the probe does too: each thread sums its share of 64-bit words
+  // (a reduction the compiler cannot drop: the sum is compared with a value it cannot know).
+  const std::int64_t bytes = 256 * 1024 * 1024;
+  Buffer a = allocate(bytes, MemKind::host, "device.bandwidth_probe.read");
+  std::memset(a.data(), 1, static_cast<std::size_t>(bytes));
+  const auto* w = static_cast<const std::uint64_t*>(a.data());
+  const std::int64_t n = bytes / 8;
+  double best = 0.0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (std::int64_t j = 0; j < n; ++j) sum += w[j];
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    total += sum;
+    if (s > 0) best = std::max(best, static_cast<double>(bytes) / s);
+  }
+  // Every word is 0x0101010101010101: a different total means the loop did not read what it timed.
+  if (total != 5ull * static_cast<std::uint64_t>(n) * 0x0101010101010101ull) return 0.0;
   return best;
 }
 

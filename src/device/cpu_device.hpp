@@ -24,6 +24,7 @@ class CpuDevice : public Device {
   std::unique_ptr<Timer> make_timer() override;
   const KernelTable& kernels() const override;
   double measure_copy_bandwidth() override;  // memcpy of 256 MiB, best of 5
+  double measure_read_bandwidth() override;  // every thread sums its share of 256 MiB, best of 5
   std::vector<std::pair<std::string, std::string>> environment() const override;
 
  protected:

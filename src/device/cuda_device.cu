@@ -129,6 +129,7 @@ class CudaDevice final : public Device {
   std::int64_t l2_bytes() const override { return props_.l2CacheSize; }
   void flush_l2() override;
   double measure_copy_bandwidth() override;
+  double measure_read_bandwidth() override;  // kernels/cuda/read_probe.cu over 4 GiB, best of 4 grids x 10 runs
   std::vector<std::pair<std::string, std::string>> environment() const override;
 
  protected:
@@ -404,6 +405,36 @@ double CudaDevice::measure_copy_bandwidth() {
     if (i > 0 && (best_us == 0.0 || us < best_us)) best_us = us;
   }
   return best_us > 0.0 ? 2.0 * static_cast<double>(bytes) / (best_us * 1e-6) : 0.0;
+}
+
+double CudaDevice::measure_read_bandwidth() {
+  PhaseScope phase(ledger(), "device");
+  // 4 GiB, 70x the H200's L2 (performance.md: the read rate levels off from 4 GiB); smaller when memory is short.
+  Buffer data;
+  for (std::int64_t bytes : {4 * GiB, 1 * GiB, 256 * MiB}) {
+    try {
+      data = allocate(bytes, MemKind::device, "device.bandwidth_probe.read");
+      break;
+    } catch (const OutOfMemoryError&) {
+      data.reset();
+      if (bytes == 256 * MiB) throw;
+    }
+  }
+  const int sms = props_.multiProcessorCount;
+  constexpr int kMaxBlocksPerSm = 16;
+  Buffer out = allocate(static_cast<std::int64_t>(sms) * kMaxBlocksPerSm * 8, MemKind::device, "device.bandwidth_probe.out");
+  ATTNBENCH_CUDA_CHECK(cudaMemsetAsync(data.data(), 0x5a, static_cast<std::size_t>(data.bytes()), stream_));
+  CudaTimer timer(stream_);
+  double best_us = 0.0;
+  for (int per_sm : {2, 4, 8, kMaxBlocksPerSm})  // the best grid differs between GPUs
+    for (int i = 0; i < 11; ++i) {  // the first is the warm-up
+      timer.start();
+      launch_read_probe(data.data(), data.bytes(), sms * per_sm, out.data(), stream_);
+      timer.stop();
+      const double us = timer.elapsed_us();
+      if (i > 0 && (best_us == 0.0 || us < best_us)) best_us = us;
+    }
+  return best_us > 0.0 ? static_cast<double>(data.bytes()) / (best_us * 1e-6) : 0.0;
 }
 
 double CudaDevice::measure_sm_clock_mhz() {

@@ -95,8 +95,11 @@ class Device {
   // Last-level cache bytes (H200: 60 MB L2); flush_l2() evicts it (writes a buffer larger than it).
   virtual std::int64_t l2_bytes() const { return 0; }
   virtual void flush_l2() {}
-  // Copy bandwidth in bytes/s (bytes read + written), measured now; the denominator of bw_fraction.
+  // Copy bandwidth in bytes/s (bytes read + written), measured now (recorded in the report's environment).
   virtual double measure_copy_bandwidth() = 0;
+  // Read-only streaming bandwidth in bytes/s (every byte of a buffer larger than the last-level cache read
+  // once, nothing written), measured now: the ceiling of a KV-cache read and the denominator of bw_fraction.
+  virtual double measure_read_bandwidth() = 0;
   // Environment fingerprint for reports: (key, value) pairs, e.g. gpu_name, gpu_uuid, driver, runtime,
   // sm_count, l2_bytes, sm_clock_mhz.
   virtual std::vector<std::pair<std::string, std::string>> environment() const = 0;

@@ -393,6 +393,8 @@ std::string env_line(const Environment& env) {
   if (auto v = env_get(env, "driver_version")) add("driver " + *v);
   if (auto v = env_get(env, "runtime_version")) add("CUDA runtime " + *v);
   if (auto v = env_get(env, "sm_clock_measured_mhz")) add("SM clock " + *v + " MHz measured");
+  if (auto v = env_get(env, "read_bandwidth_bytes_per_s"))
+    add("read bandwidth " + fmt("%.0f", std::atof(v->c_str()) / 1e9) + " GB/s");
   if (auto v = env_get(env, "copy_bandwidth_bytes_per_s"))
     add("copy bandwidth " + fmt("%.0f", std::atof(v->c_str()) / 1e9) + " GB/s");
   if (auto v = env_get(env, "cpu")) add(*v);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -292,7 +293,21 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
     devices += (devices.empty() ? "" : "; ") + std::to_string(s->index.index) + "/" + std::to_string(n) + ": " +
                device_of(s->set->environment);
   for (const auto& [k, v] : first.set->environment)
-    if (k != kShardKey && k != kShardSourceKey && k != kShardCasesKey) merged.environment.emplace_back(k, v);
+    if (k != kShardKey && k != kShardSourceKey && k != kShardCasesKey && k != "wall_seconds")
+      merged.environment.emplace_back(k, v);
+  // The shards ran side by side: the sweep's wall time is the longest shard's (when every shard recorded one).
+  double wall = 0.0;
+  bool every_wall = true;
+  for (const Shard* s : ordered) {
+    const std::optional<std::string> w = env_get(s->set->environment, "wall_seconds");
+    every_wall = every_wall && w.has_value();
+    if (w) wall = std::max(wall, std::atof(w->c_str()));
+  }
+  if (every_wall) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", wall);
+    merged.environment.emplace_back("wall_seconds", b);
+  }
   merged.environment.emplace_back(kMergedShardsKey, std::to_string(n));
   merged.environment.emplace_back(kMergedDevicesKey, devices);
   merged.command = without_shard(first.set->command);

@@ -79,7 +79,7 @@ void fill_timing(ResultRow& r, const TimedSteps& t, const Case& c, const RunSett
   if (fs.median > 0) {
     r.tflops = w.flops / (fs.median * 1e-6) / 1e12;
     r.tb_per_s = w.bytes / (fs.median * 1e-6) / 1e12;
-    if (s.copy_bandwidth > 0) r.bw_fraction = w.bytes / (fs.median * 1e-6) / s.copy_bandwidth;
+    if (s.read_bandwidth > 0) r.bw_fraction = w.bytes / (fs.median * 1e-6) / s.read_bandwidth;
   }
   r.step_peak_device_bytes = t.peak_device_bytes;
   append_note(r.note, "stop: " + smp.stop_reason);

@@ -158,9 +158,16 @@ void compare_backends(const Case& c, const std::vector<std::string>& backends, s
       ErrorStats es;
       const auto& x = results[a].first_layer;
       const auto& y = results[b].first_layer;
-      for (std::size_t i = 0; i < x.size() / dtype_size(c.model.dtype); ++i)
-        es.add(load_as_float(x.data(), static_cast<std::int64_t>(i), c.model.dtype),
-               load_as_float(y.data(), static_cast<std::int64_t>(i), c.model.dtype), tol);
+      const auto n = static_cast<std::int64_t>(x.size() / dtype_size(c.model.dtype));
+#pragma omp parallel
+      {  // threads' partial statistics, merged (the sums in another order: max abs and counts are exact)
+        ErrorStats part;
+#pragma omp for schedule(static) nowait
+        for (std::int64_t i = 0; i < n; ++i)
+          part.add(load_as_float(x.data(), i, c.model.dtype), load_as_float(y.data(), i, c.model.dtype), tol);
+#pragma omp critical
+        es.merge(part);
+      }
       peers += std::string(peers.empty() ? "" : ", ") + "vs " + backends[b] + " max abs " + format_double(es.max_abs) +
                (es.pass() ? "" : " (OUT OF TOLERANCE)");
     }

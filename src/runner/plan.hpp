@@ -98,7 +98,7 @@ struct RunSettings {
   bool flush_l2 = true;        // evict the L2 before every timed step
   SamplingPolicy sampling;
   double reference_flop_budget = 4e9;  // per layer; beyond it the reference checks sampled rows
-  double copy_bandwidth = 0;           // bytes/s measured at start-up (bw_fraction's denominator)
+  double read_bandwidth = 0;  // bytes/s, the read-only probe at start-up (bw_fraction's denominator)
   // Every row's repro: "<repro_prefix> <repro_options> --backend B --case-id 'ID'", where repro_options are
   // the sweep's own options (so the case expands again) without --out, --backend and --case-id.
   std::string repro_prefix = "attnbench run";

@@ -138,7 +138,7 @@ ShardSpec resolve_shard(const std::string& shard_option, const EnvLookup& env) {
 
 namespace {
 
-// The model behind case_cost: an H200-class GPU for the steps, one host thread per reference request range.
+// The model behind case_cost: an H200-class GPU for the steps, one host thread per reference (range, query head).
 constexpr double kGpuFlops = 400e12;          // dense bf16 tensor-core FLOP/s reached by attention
 constexpr double kGpuBytes = 4e12;            // bytes/s (the H200's measured copy bandwidth is 4.2e12)
 constexpr double kLayerOverheadS = 8e-6;      // launches per layer
@@ -192,7 +192,8 @@ double case_cost(const Case& c, const RunPlan& plan, bool validate_only, int num
   const auto [ref_flops, ranges] = reference_work(c, plan.reference_flop_budget);
   const int layers = std::min(c.model.num_layers, 2);  // validated_layers: the first and the last
   const double reference_s =
-      layers * ref_flops / (kReferenceFlopsPerThread * std::clamp(ranges, 1, kReferenceThreads));
+      layers * ref_flops /
+      (kReferenceFlopsPerThread * std::clamp(ranges * c.model.num_qo_heads(), 1, kReferenceThreads));
   return num_backends * per_backend + reference_s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <cstdio>
@@ -73,6 +74,7 @@ struct StopOnSignal {
 }  // namespace
 
 int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args, bool validate_only, std::ostream& out) {
+  const auto started = std::chrono::steady_clock::now();  // the environment's wall_seconds
   const RunPlan& plan = o.plan;
   std::vector<Case> selected = select_cases(expand_cases(plan), plan);  // expand_cases validates the plan
   if (o.list_format != "text" && !o.list_cases) throw InputError("--format: only with --list-cases");
@@ -147,10 +149,12 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     // resumed (--resume refuses results without it).
     if (!json_stdout && !files.json.empty()) write_sweep_json(files.json, env, command, rows);
     if (!validate_only) {
-      s.copy_bandwidth = d->measure_copy_bandwidth();
-      env.push_back({"copy_bandwidth_bytes_per_s", std::to_string(s.copy_bandwidth)});
-      std::cerr << "attnbench: copy bandwidth " << std::fixed << std::setprecision(1) << s.copy_bandwidth / 1e9 << " GB/s on "
-                << d->name() << std::defaultfloat << "\n";
+      const double copy = d->measure_copy_bandwidth();
+      s.read_bandwidth = d->measure_read_bandwidth();  // bw_fraction's denominator
+      env.push_back({"copy_bandwidth_bytes_per_s", std::to_string(copy)});
+      env.push_back({"read_bandwidth_bytes_per_s", std::to_string(s.read_bandwidth)});
+      std::cerr << "attnbench: read bandwidth " << std::fixed << std::setprecision(1) << s.read_bandwidth / 1e9
+                << " GB/s, copy bandwidth " << copy / 1e9 << " GB/s on " << d->name() << std::defaultfloat << "\n";
     }
   }
   SweepSummary sum;
@@ -167,6 +171,12 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     };
     sum = run_sweep(todo.cases, backends, [resolved, ordinal] { return make_device(resolved, ordinal); }, s, sink,
                     progress, &g_stop);
+  }
+  {  // This invocation's wall time, start to last row (a --resume run: its own part only)
+    char wall[32];
+    std::snprintf(wall, sizeof wall, "%.1f",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    env.push_back({"wall_seconds", wall});
   }
   if (json_stdout) {
     write_results_json(out, env, command, rows);

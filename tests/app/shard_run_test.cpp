@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -91,6 +92,15 @@ TEST_F(ShardRun, EachRankWritesItsOwnFiles) {
   EXPECT_EQ(env["shard"], "1/2");
   EXPECT_EQ(env["shard_source"], "torchrun");
   EXPECT_EQ(env["sweep_case_count"], "8");
+  // The run's own wall time and both bandwidth probes (the read one is bw_fraction's denominator).
+  for (const char* key : {"wall_seconds", "read_bandwidth_bytes_per_s", "copy_bandwidth_bytes_per_s"}) {
+    ASSERT_TRUE(env.count(key)) << key;
+    EXPECT_GT(std::atof(env[key].c_str()), 0.0) << key;
+  }
+  for (const ResultRow& r : read_results_csv(dir_->file("s.rank1-of-2.csv")))
+    if (r.bw_fraction && r.tb_per_s)  // bytes per second over the read probe's figure
+      EXPECT_NEAR(*r.bw_fraction, *r.tb_per_s * 1e12 / std::atof(env["read_bandwidth_bytes_per_s"].c_str()),
+                  1e-6 * *r.bw_fraction);
   // Each rank ran part of the sweep, not all of it, and its repro commands do not name the shard.
   const std::vector<ResultRow> a = read_results_csv(dir_->file("s.rank0-of-2.csv"));
   const std::vector<ResultRow> b = read_results_csv(dir_->file("s.rank1-of-2.csv"));
@@ -121,6 +131,16 @@ TEST_F(ShardRun, MergedEqualsTheOneProcessRun) {
   for (const auto& [k, v] : mj.samples) EXPECT_TRUE(wj.samples.count(k)) << k;
   std::map<std::string, std::string> env(mj.environment.begin(), mj.environment.end());
   EXPECT_EQ(env["merged_shards"], "2");
+  {  // the longest rank's wall time (they ran side by side), once
+    std::map<std::string, std::string> e0, e1;
+    for (const auto& [k, v] : load_result_set(dir_->file("s.rank0-of-2.json")).environment) e0[k] = v;
+    for (const auto& [k, v] : load_result_set(dir_->file("s.rank1-of-2.json")).environment) e1[k] = v;
+    EXPECT_DOUBLE_EQ(std::atof(env["wall_seconds"].c_str()),
+                     std::max(std::atof(e0["wall_seconds"].c_str()), std::atof(e1["wall_seconds"].c_str())));
+    EXPECT_EQ(std::count_if(mj.environment.begin(), mj.environment.end(),
+                            [](const auto& kv) { return kv.first == "wall_seconds"; }),
+              1);
+  }
   EXPECT_FALSE(env.count("shard"));
   EXPECT_THAT(mj.command, ::testing::Not(HasSubstr("--shard")));
 

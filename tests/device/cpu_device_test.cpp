@@ -81,3 +81,20 @@ TEST(CpuDevice, CopyMemsetAndTimer) {
 
 }  // namespace
 }  // namespace attnbench
+
+namespace attnbench {
+namespace {
+
+// The two bandwidth probes: positive, finite rates, and their buffers gone from the ledger afterwards (the read
+// probe returns 0 when its sum shows it did not read what it timed, so a positive figure is a checked one).
+TEST(CpuDevice, ReadAndCopyProbesMeasureAndFreeTheirBuffers) {
+  CpuDevice d;
+  const double read = d.measure_read_bandwidth(), copy = d.measure_copy_bandwidth();
+  EXPECT_GT(read, 1e8);
+  EXPECT_LT(read, 1e13);
+  EXPECT_GT(copy, 1e8);
+  EXPECT_EQ(d.ledger().live()[MemKind::host], 0);
+}
+
+}  // namespace
+}  // namespace attnbench

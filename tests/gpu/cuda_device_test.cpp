@@ -15,6 +15,7 @@
 #include "device/device.hpp"
 #include "device/device_factory.hpp"
 #include "kernels/cpu/kernels_cpu.hpp"
+#include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/kernel_table.hpp"
 
 namespace attnbench {
@@ -295,6 +296,43 @@ TEST(CudaDevice, FlushL2AllocatesOnceAndBandwidthIsMeasured) {
   EXPECT_GT(bw, 1e11);
   EXPECT_EQ(live_bytes_of(dev->ledger(), "device.bandwidth_probe.src"), 0);
   EXPECT_EQ(live_bytes_of(dev->ledger(), "device.bandwidth_probe.dst"), 0);
+}
+
+// The read probe's kernel reads every byte it is given (its blocks' folds XOR to the host's fold of the same
+// 64-bit words, the tail stride included), and the probe's rate is a read-only one: above the copy figure
+// (reads + writes) on an H200, and its buffers are freed.
+TEST(CudaDevice, ReadProbeFoldsEveryWordAndOutrunsTheCopyFigure) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  const std::int64_t bytes = 3 * MiB + 16 * 37;  // not a multiple of the grid's stride
+  std::vector<std::uint64_t> host(static_cast<std::size_t>(bytes / 8));
+  std::uint64_t x = 0x243f6a8885a308d3ull, fold = 0;
+  for (auto& w : host) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    w = x;
+    fold ^= w;
+  }
+  Buffer data = dev->allocate(bytes, MemKind::device, "test.read_probe.data");
+  for (int blocks : {1, 7, 264}) {
+    Buffer out = dev->allocate(8LL * blocks, MemKind::device, "test.read_probe.out");
+    dev->copy(data.data(), host.data(), bytes);
+    launch_read_probe(data.data(), bytes, blocks, out.data(), dev->stream());
+    std::vector<std::uint64_t> folds(static_cast<std::size_t>(blocks));
+    dev->copy(folds.data(), out.data(), 8LL * blocks);
+    dev->synchronize();
+    std::uint64_t got = 0;
+    for (std::uint64_t f : folds) got ^= f;
+    EXPECT_EQ(got, fold) << blocks << " blocks";
+  }
+  EXPECT_THROW(launch_read_probe(data.data(), 24, 1, data.data(), dev->stream()), InputError);
+  const double read = dev->measure_read_bandwidth(), copy = dev->measure_copy_bandwidth();
+  std::printf("[ read bandwidth ] %.3f TB/s (read only); copy %.3f TB/s (read + write)\n", read / 1e12, copy / 1e12);
+  EXPECT_GT(read, 1e11);
+  if (dev->name().find("H200") != std::string::npos) EXPECT_GT(read, copy);
+  EXPECT_EQ(live_bytes_of(dev->ledger(), "device.bandwidth_probe.read"), 0);
+  EXPECT_EQ(live_bytes_of(dev->ledger(), "device.bandwidth_probe.out"), 0);
 }
 
 TEST(CudaDevice, NamedBuffersAreSharedAndFreedWithTheDevice) {

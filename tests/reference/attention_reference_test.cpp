@@ -60,6 +60,10 @@ TEST(Reference, MatchesTheNaiveDefinitionOnTinyShapes) {
       {1, 1, 1, 1, 4, 0, true, -1, 0, false},   {3, 7, 4, 2, 8, 4, true, -1, 0, false},
       {5, 5, 4, 1, 8, 0, true, 2, 0, false},    {4, 9, 2, 2, 16, 5, false, -1, 0, false},
       {6, 6, 8, 2, 8, 0, true, -1, 30.0, true}, {300, 310, 2, 1, 4, 10, true, 50, 0, false},
+      // The key span of a row block: rows that see nothing beside rows that do (sinks), a short window far into
+      // a long cache, a window past the end of the keys, and a window across two row blocks.
+      {4, 10, 2, 1, 4, -2, true, -1, 0, true},  {20, 600, 2, 2, 8, 580, true, 3, 0, false},
+      {8, 12, 2, 1, 4, 20, false, 5, 10.0, true}, {270, 1000, 2, 1, 4, 700, true, 100, 0, true},
   };
   for (const Shape& s : shapes) {
     ReferenceCase c;

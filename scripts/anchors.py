@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""PyTorch SDPA anchors for attnbench's kernel figures (issue 15, part 4).
+
+Runs torch.nn.functional.scaled_dot_product_attention with its cuDNN and its flash (FlashAttention-2) backend
+(torch.nn.attention.sdpa_kernel, one backend at a time) on the shapes of attnbench's extend and decode cases,
+on the same GPU right after attnbench, and writes one CSV row per case:
+
+    mode,model,batch,prefix_len,extend_len,kv_len,attnbench,cudnn,flash,unit,ratio_to_best
+
+unit is TFLOP/s for extend and TB/s for decode; ratio_to_best = attnbench / max(cudnn, flash).
+
+What each figure is:
+  attnbench  the best `tflops` (extend) or `tb_per_s` (decode) of the case's ok rows in attnbench's results
+             CSV (any backend, any timing): attention FLOPs or bytes of the step over its forward time, the
+             metadata excluded, the L2 flushed before each step (docs/result-schema.md).
+  cudnn/flash  one attention layer of the same shape: q [batch, Hq, extend_len, D], a dense (gathered,
+             contiguous) K/V [batch, Hkv, kv_len, D] in the case's dtype, GQA through enable_gqa (K/V read once,
+             not expanded), the case's sm_scale; the median of `--reps` calls between CUDA events, each after a
+             write of 256 MiB that evicts the L2 (as attnbench flushes it), after `--warmup` calls. The figure
+             counts the work as attnbench's runner/case_work.cpp counts it for one full-attention layer:
+               extend: 4 * Hq * D * sum over requests and rows j of (prefix_len + j + 1) FLOPs (causal pairs)
+               decode: 2 * kv_len * Hkv * D * es (K and V) + (2 Hq + 2 Hkv) * D * es (q, o, new k, v) per
+                       request, es = bytes per element
+             decode: one query row per request sees every key (no mask).
+             extend, prefix 0: is_causal=True (both backends).
+             extend with a prefix (query row j at position prefix_len + j: a bottom-right causal mask):
+               flash: torch.nn.attention.bias.causal_lower_right (flash's causal mask is bottom-right
+                      aligned: no mask tensor is read);
+               cudnn: is_causal=True when its output matches flash's bottom-right one on this shape (printed),
+                      else an explicit boolean [extend_len, kv_len] mask broadcast over batch and heads (the
+                      mask read is part of its time; the log says which).
+             Sliding windows (Gemma-3's local layers) are not passed to SDPA (neither backend takes one without
+             a dense mask): the anchor is a full-attention layer's rate, attnbench's figure its own step's rate.
+A backend that refuses a shape leaves its cell empty (the reason on stderr); ratio_to_best is empty when
+attnbench has no ok row or neither backend ran.
+
+Usage:
+  scripts/anchors.py --results RESULTS.csv --out results/h200/perf/anchors.csv
+                     (--cases CASES.csv | --attnbench BIN --config configs/pr-evidence.toml)
+                     [--reps 20] [--warmup 3]
+CASES.csv is `attnbench run --config ... --list-cases --format csv`; with --attnbench the script runs that.
+Bad input: one line on stderr naming the option or file, exit 2. torch is imported only when measuring.
+"""
+
+import argparse
+import csv
+import io
+import math
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+COLUMNS = ["mode", "model", "batch", "prefix_len", "extend_len", "kv_len", "attnbench", "cudnn", "flash", "unit",
+           "ratio_to_best"]
+UNITS = {"extend": "TFLOP/s", "decode": "TB/s"}
+CASE_COLUMNS = ["case_id", "mode", "model", "num_qo_heads", "num_kv_heads", "head_dim", "dtype", "batch",
+                "prefix_lens", "new_lens", "sm_scale"]
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+FLUSH_BYTES = 256 * 1024 * 1024  # > 4x the H200's 60 MB L2
+
+
+class InputError(Exception):
+    """Bad input: main() prints one line and exits 2."""
+
+
+@dataclass
+class AnchorCase:
+    case_id: str
+    mode: str
+    model: str
+    batch: int
+    num_qo_heads: int
+    num_kv_heads: int
+    head_dim: int
+    dtype: str
+    prefix_lens: List[int]
+    new_lens: List[int]
+    sm_scale: float
+    kv_dtype: str = ""  # the KV cache's storage dtype (empty: the model dtype)
+
+    def uniform(self) -> bool:
+        """Dense SDPA tensors need every request of the same lengths."""
+        return len(set(self.prefix_lens)) == 1 and len(set(self.new_lens)) == 1
+
+    @property
+    def prefix_len(self) -> int:
+        return self.prefix_lens[0]
+
+    @property
+    def extend_len(self) -> int:
+        return self.new_lens[0]
+
+    @property
+    def kv_len(self) -> int:
+        return self.prefix_lens[0] + self.new_lens[0]
+
+
+def _int_list(text: str, where: str) -> List[int]:
+    try:
+        v = [int(x) for x in text.split(";")]
+    except ValueError:
+        raise InputError("%s: '%s' is not a ';'-separated list of integers" % (where, text)) from None
+    if not v or min(v) < 0:
+        raise InputError("%s: '%s' must list lengths >= 0" % (where, text))
+    return v
+
+
+def read_case_list(text: str, source: str = "case list") -> List[AnchorCase]:
+    """The extend and decode cases of attnbench's --list-cases CSV (verify and others dropped)."""
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in CASE_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError("%s: not an attnbench case list (no column %s)" % (source, ", ".join(missing)))
+    cases = []
+    for n, r in enumerate(reader, start=2):
+        if r["mode"] not in UNITS:
+            continue
+        where = "%s line %d" % (source, n)
+        try:
+            ints = {k: int(r[k]) for k in ("num_qo_heads", "num_kv_heads", "head_dim", "batch")}
+            scale = float(r["sm_scale"])
+        except ValueError:
+            raise InputError("%s: a head count, head_dim, batch or sm_scale is not a number" % where) from None
+        c = AnchorCase(r["case_id"], r["mode"], r["model"], ints["batch"], ints["num_qo_heads"], ints["num_kv_heads"],
+                       ints["head_dim"], r["dtype"], _int_list(r["prefix_lens"], where + " prefix_lens"),
+                       _int_list(r["new_lens"], where + " new_lens"), scale, r.get("kv_cache_dtype") or "")
+        if len(c.prefix_lens) != c.batch or len(c.new_lens) != c.batch:
+            raise InputError("%s: prefix_lens / new_lens do not list batch=%d requests" % (where, c.batch))
+        cases.append(c)
+    return cases
+
+
+def read_attnbench_figures(text: str, source: str = "results") -> Dict[str, Dict[str, float]]:
+    """case_id -> {'tflops': best, 'tb_per_s': best} over the ok rows of an attnbench results CSV."""
+    reader = csv.DictReader(io.StringIO(text))
+    need = ["case_id", "status", "tflops", "tb_per_s"]
+    missing = [c for c in need if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError("%s: not an attnbench results CSV (no column %s)" % (source, ", ".join(missing)))
+    best: Dict[str, Dict[str, float]] = {}
+    for n, r in enumerate(reader, start=2):
+        if r["status"] != "ok":
+            continue
+        for col in ("tflops", "tb_per_s"):
+            if r[col] == "":
+                continue
+            try:
+                v = float(r[col])
+            except ValueError:
+                raise InputError("%s line %d: %s '%s' is not a number" % (source, n, col, r[col])) from None
+            if not math.isfinite(v) or v < 0:
+                raise InputError("%s line %d: %s '%s' is not a finite number >= 0" % (source, n, col, r[col]))
+            d = best.setdefault(r["case_id"], {})
+            d[col] = max(d.get(col, 0.0), v)
+    return best
+
+
+def layer_work(c: AnchorCase) -> Tuple[float, float]:
+    """(FLOPs, bytes) of one full-attention layer of the case, as runner/case_work.cpp counts them."""
+    es = DTYPE_BYTES[c.dtype]
+    flops = 0.0
+    kv_bytes = 0.0
+    for pre, n in zip(c.prefix_lens, c.new_lens):
+        pairs = n * pre + n * (n + 1) / 2.0  # sum over rows j < n of (pre + j + 1)
+        flops += 4.0 * pairs * c.num_qo_heads * c.head_dim
+        kv_bytes += 2.0 * (pre + n) * c.num_kv_heads * c.head_dim * es
+    tokens = sum(c.new_lens)
+    return flops, kv_bytes + tokens * (2.0 * c.num_qo_heads + 2.0 * c.num_kv_heads) * c.head_dim * es
+
+
+def figure(c: AnchorCase, seconds: float) -> float:
+    """The anchor's figure for one layer taking `seconds`: TFLOP/s (extend) or TB/s (decode)."""
+    flops, nbytes = layer_work(c)
+    return (flops if c.mode == "extend" else nbytes) / seconds / 1e12
+
+
+def ratio_to_best(attnbench: Optional[float], cudnn: Optional[float], flash: Optional[float]) -> Optional[float]:
+    anchors = [x for x in (cudnn, flash) if x is not None and x > 0]
+    if attnbench is None or not anchors:
+        return None
+    return attnbench / max(anchors)
+
+
+def anchor_row(c: AnchorCase, attnbench: Optional[float], cudnn: Optional[float], flash: Optional[float]) -> dict:
+    def cell(x: Optional[float]) -> str:
+        return "" if x is None else "%.4g" % x
+
+    r = ratio_to_best(attnbench, cudnn, flash)
+    return {"mode": c.mode, "model": c.model, "batch": str(c.batch), "prefix_len": str(c.prefix_len),
+            "extend_len": str(c.extend_len), "kv_len": str(c.kv_len), "attnbench": cell(attnbench),
+            "cudnn": cell(cudnn), "flash": cell(flash), "unit": UNITS[c.mode], "ratio_to_best": cell(r)}
+
+
+def write_anchors_csv(path: str, rows: Sequence[dict]) -> None:
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def attnbench_figure(c: AnchorCase, figs: Dict[str, Dict[str, float]]) -> Optional[float]:
+    return figs.get(c.case_id, {}).get("tflops" if c.mode == "extend" else "tb_per_s")
+
+
+# ---- measuring (torch only here) ----------------------------------------------------------------------------
+
+
+class Sdpa:
+    """One case's tensors on the GPU and the SDPA calls of each backend."""
+
+    def __init__(self, c: AnchorCase, seed: int = 0):
+        import torch
+
+        self.torch = torch
+        self.c = c
+        dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[c.dtype]
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        B, Hq, Hkv, D, n, L = c.batch, c.num_qo_heads, c.num_kv_heads, c.head_dim, c.extend_len, c.kv_len
+        self.q = torch.empty(B, Hq, n, D, device="cuda", dtype=dt).uniform_(-1, 1, generator=g)
+        self.k = torch.empty(B, Hkv, L, D, device="cuda", dtype=dt).uniform_(-1, 1, generator=g)
+        self.v = torch.empty(B, Hkv, L, D, device="cuda", dtype=dt).uniform_(-1, 1, generator=g)
+        self.flush = torch.empty(FLUSH_BYTES, device="cuda", dtype=torch.uint8)
+        self.gqa = Hq != Hkv
+
+    def call(self, backend: str, how: str):
+        """how: 'none' (no mask), 'causal' (is_causal), 'lower_right' (CausalBias), 'mask' (explicit bool)."""
+        torch = self.torch
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        be = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[backend]
+        c = self.c
+        mask, causal = None, how == "causal"
+        if how == "lower_right":
+            from torch.nn.attention.bias import causal_lower_right
+
+            mask = causal_lower_right(c.extend_len, c.kv_len)
+        elif how == "mask":
+            n, L = c.extend_len, c.kv_len
+            rows = torch.arange(n, device="cuda").unsqueeze(1) + (L - n)
+            mask = (torch.arange(L, device="cuda").unsqueeze(0) <= rows).view(1, 1, n, L)
+
+        def run():
+            with sdpa_kernel([be]):
+                return F.scaled_dot_product_attention(self.q, self.k, self.v, attn_mask=mask, is_causal=causal,
+                                                      scale=c.sm_scale, enable_gqa=self.gqa)
+
+        return run
+
+    def flash_allowed(self) -> bool:
+        """Whether flash takes this shape (CausalBias would otherwise fall back to another kernel silently)."""
+        torch = self.torch
+        from torch.backends.cuda import SDPAParams, can_use_flash_attention
+
+        try:
+            p = SDPAParams(self.q, self.k, self.v, None, 0.0, True, self.gqa)
+        except TypeError:  # older signature, without enable_gqa
+            p = SDPAParams(self.q, self.k, self.v, None, 0.0, True)
+        return bool(can_use_flash_attention(p, False)) and torch.cuda.is_available()
+
+    def time_us(self, run, reps: int, warmup: int) -> float:
+        torch = self.torch
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = []
+        for i in range(warmup + reps):
+            self.flush.zero_()
+            start.record()
+            run()
+            stop.record()
+            torch.cuda.synchronize()
+            if i >= warmup:
+                times.append(start.elapsed_time(stop) * 1e3)
+        times.sort()
+        return times[len(times) // 2]
+
+
+def measure_case(c: AnchorCase, reps: int, warmup: int, log) -> Tuple[Optional[float], Optional[float]]:
+    """(cudnn, flash) figures for one case; None where the backend refused (logged)."""
+    import torch
+
+    s = Sdpa(c)
+    out: Dict[str, Optional[float]] = {"cudnn": None, "flash": None}
+    runs = {}
+    if c.mode == "decode" or c.extend_len == 1:
+        runs = {"cudnn": ("none", s.call("cudnn", "none")), "flash": ("none", s.call("flash", "none"))}
+    elif c.prefix_len == 0:
+        runs = {"cudnn": ("causal", s.call("cudnn", "causal")), "flash": ("causal", s.call("flash", "causal"))}
+    else:
+        ref = None
+        if s.flash_allowed():
+            runs["flash"] = ("lower_right", s.call("flash", "lower_right"))
+            try:
+                ref = runs["flash"][1]()
+            except Exception as e:  # noqa: BLE001 (a refusal of any kind leaves the cell empty)
+                log("%s: flash (lower-right causal) refused: %s" % (c.case_id, str(e).splitlines()[0]))
+                del runs["flash"]
+        else:
+            log("%s: flash cannot take this shape (can_use_flash_attention is false)" % c.case_id)
+        how = "mask"
+        if ref is not None:
+            try:
+                got = s.call("cudnn", "causal")()
+                diff = (got.float() - ref.float()).abs().max().item()
+                log("%s: cudnn is_causal vs flash bottom-right: max abs diff %.3g" % (c.case_id, diff))
+                if diff < 0.05:
+                    how = "causal"
+            except Exception as e:  # noqa: BLE001 (a refusal of any kind leaves the cell empty)
+                log("%s: cudnn is_causal refused: %s" % (c.case_id, str(e).splitlines()[0]))
+        runs["cudnn"] = (how, s.call("cudnn", how))
+    results = {}
+    for name, (how, run) in runs.items():
+        try:
+            results[name] = run()
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001
+            log("%s: %s (%s) refused: %s" % (c.case_id, name, how, str(e).splitlines()[0]))
+            continue
+        us = s.time_us(run, reps, warmup)
+        out[name] = figure(c, us * 1e-6)
+        log("%s: %s (%s) %.1f us -> %.4g %s" % (c.case_id, name, how, us, out[name], UNITS[c.mode]))
+    if "cudnn" in results and "flash" in results:
+        diff = (results["cudnn"].float() - results["flash"].float()).abs().max().item()
+        log("%s: cudnn vs flash outputs: max abs diff %.3g" % (c.case_id, diff))
+        if diff > 0.05:
+            log("%s: WARNING: the two anchors disagree: they do not compute the same attention" % c.case_id)
+    del s
+    torch.cuda.empty_cache()
+    return out["cudnn"], out["flash"]
+
+
+# ---- command line -------------------------------------------------------------------------------------------
+
+
+def read_text(path: str, option: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise InputError("%s: cannot read %s: %s" % (option, path, e.strerror)) from None
+
+
+def case_list_text(args) -> str:
+    if args.cases:
+        return read_text(args.cases, "--cases")
+    if not args.attnbench or not args.config:
+        raise InputError("--cases: give a case list, or --attnbench and --config to export one")
+    try:
+        r = subprocess.run([args.attnbench, "run", "--config", args.config, "--list-cases", "--format", "csv"],
+                           capture_output=True, text=True, timeout=300)
+    except OSError as e:
+        raise InputError("--attnbench: cannot run %s: %s" % (args.attnbench, e.strerror)) from None
+    if r.returncode != 0:
+        raise InputError("--config: attnbench could not list the cases of %s: %s" %
+                         (args.config, (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]))
+    return r.stdout
+
+
+def parse_args(argv: Sequence[str]):
+    p = argparse.ArgumentParser(description="PyTorch SDPA anchors for attnbench's extend and decode figures")
+    p.add_argument("--results", required=True, help="attnbench's results CSV of the same cases")
+    p.add_argument("--out", required=True, help="the anchors CSV to write")
+    p.add_argument("--cases", help="attnbench's --list-cases --format csv output")
+    p.add_argument("--attnbench", help="the attnbench binary (exports the case list of --config)")
+    p.add_argument("--config", help="the sweep's config (with --attnbench)")
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--dry-run", action="store_true", help="no GPU: write the rows with attnbench's figures only")
+    args = p.parse_args(argv)
+    if args.reps < 1:
+        raise InputError("--reps: must be >= 1 (%d)" % args.reps)
+    if args.warmup < 0:
+        raise InputError("--warmup: must be >= 0 (%d)" % args.warmup)
+    return args
+
+
+def main(argv: Sequence[str]) -> int:
+    def log(msg: str) -> None:
+        print("anchors: " + msg, file=sys.stderr, flush=True)
+
+    try:
+        args = parse_args(argv)
+        cases = read_case_list(case_list_text(args), args.cases or "the case list of " + str(args.config))
+        figs = read_attnbench_figures(read_text(args.results, "--results"), args.results)
+    except InputError as e:
+        print("anchors: " + str(e), file=sys.stderr)
+        return 2
+    rows = []
+    for c in cases:
+        att = attnbench_figure(c, figs)
+        cudnn = flash = None
+        if att is None:
+            log("%s: no ok attnbench row with a figure: not measured" % c.case_id)
+        elif not c.uniform():
+            log("%s: requests of different lengths: no dense SDPA shape, not measured" % c.case_id)
+        elif c.dtype not in DTYPE_BYTES or c.kv_dtype not in ("", c.dtype):
+            log("%s: dtype %s, KV cache %s: no SDPA anchor (same-dtype K/V only), not measured" %
+                (c.case_id, c.dtype, c.kv_dtype or c.dtype))
+        elif not args.dry_run:
+            cudnn, flash = measure_case(c, args.reps, args.warmup, log)
+        rows.append(anchor_row(c, att, cudnn, flash))
+    write_anchors_csv(args.out, rows)
+    log("%d rows written to %s" % (len(rows), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""scripts/anchors.py without torch or a GPU: the case-list and results parsing, the work formula (checked
+against attnbench's own tflops / tb_per_s in results/baseline/smoke.csv), ratio_to_best, the CSV it writes,
+a whole --dry-run, and bad input (exit 2, one line).
+
+Plain unittest: `python3 tests/peers/test_anchors.py` (ctest runs exactly that, with ATTNBENCH_BINARY naming
+the built attnbench; the tests that export a case list skip without it)."""
+
+import contextlib
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import anchors as an  # noqa: E402
+
+BINARY = os.environ.get("ATTNBENCH_BINARY", "")
+SMOKE = os.path.join(ROOT, "configs", "smoke.toml")
+BASELINE_CSV = os.path.join(ROOT, "results", "baseline", "smoke.csv")
+
+CASE_HEADER = ("case_list_version,case_id,mode,model,num_qo_heads,num_kv_heads,head_dim,dtype,batch,prefix_lens,"
+               "new_lens,sm_scale\n")
+
+
+def case_line(cid, mode, batch, pre, new, hq=32, hkv=8, d=128, dtype="bf16", model="llama-3.1-8b"):
+    return "1,%s,%s,%s,%d,%d,%d,%s,%d,%s,%s,0.08838834764831845\n" % (
+        cid, mode, model, hq, hkv, d, dtype, batch, ";".join([str(pre)] * batch), ";".join([str(new)] * batch))
+
+
+def results_text(rows):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["case_id", "backend", "timing", "status", "tflops", "tb_per_s"])
+    for r in rows:
+        w.writerow(r)
+    return out.getvalue()
+
+
+class TempDir(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def write(self, name, text):
+        p = os.path.join(self.tmp, name)
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+        return p
+
+
+class Parsing(unittest.TestCase):
+    def test_case_list_keeps_extend_and_decode_only(self):
+        text = CASE_HEADER + case_line("e1", "extend", 4, 4096, 4096) + case_line("v1", "target_verify", 16, 4096, 4) + \
+            case_line("d1", "decode", 64, 16384, 1, hq=8, hkv=1)
+        cases = an.read_case_list(text)
+        self.assertEqual([c.case_id for c in cases], ["e1", "d1"])
+        e, d = cases
+        self.assertEqual((e.batch, e.prefix_len, e.extend_len, e.kv_len), (4, 4096, 4096, 8192))
+        self.assertEqual((d.num_qo_heads, d.num_kv_heads, d.prefix_len, d.extend_len, d.kv_len), (8, 1, 16384, 1, 16385))
+        self.assertTrue(d.uniform())
+
+    def test_unequal_lengths_are_not_uniform(self):
+        text = CASE_HEADER + "1,e,extend,m,32,8,128,bf16,2,0;5,7;7,0.1\n"
+        (c,) = an.read_case_list(text)
+        self.assertFalse(c.uniform())
+
+    def test_bad_case_lists_name_the_problem(self):
+        with self.assertRaisesRegex(an.InputError, "no column"):
+            an.read_case_list("case_id,mode\nx,decode\n", "cases.csv")
+        with self.assertRaisesRegex(an.InputError, "line 2 prefix_lens"):
+            an.read_case_list(CASE_HEADER + "1,e,extend,m,32,8,128,bf16,1,abc,7,0.1\n")
+        with self.assertRaisesRegex(an.InputError, "batch=2"):
+            an.read_case_list(CASE_HEADER + "1,e,extend,m,32,8,128,bf16,2,5,7,0.1\n")
+
+    def test_results_keep_the_best_ok_figure_per_case(self):
+        figs = an.read_attnbench_figures(results_text([
+            ["e1", "flashinfer", "eager", "ok", "250", "0.1"],
+            ["e1", "trtllm_mha", "eager", "ok", "290.5", "0.2"],
+            ["e1", "trtllm_mha", "graph", "failed", "999", "9"],
+            ["d1", "flashinfer", "graph", "ok", "", "4.1"],
+            ["d2", "flashinfer", "eager", "skipped", "", ""],
+        ]))
+        self.assertEqual(figs["e1"], {"tflops": 290.5, "tb_per_s": 0.2})
+        self.assertEqual(figs["d1"], {"tb_per_s": 4.1})
+        self.assertNotIn("d2", figs)
+
+    def test_bad_results_name_the_line(self):
+        with self.assertRaisesRegex(an.InputError, "line 2: tflops 'x'"):
+            an.read_attnbench_figures(results_text([["e1", "b", "eager", "ok", "x", ""]]), "r.csv")
+        with self.assertRaisesRegex(an.InputError, "no column tflops"):
+            an.read_attnbench_figures("case_id,status,tb_per_s\n")
+
+
+class Work(unittest.TestCase):
+    def test_extend_flops_count_causal_pairs_with_the_prefix(self):
+        (c,) = an.read_case_list(CASE_HEADER + case_line("e", "extend", 2, 3, 2, hq=1, hkv=1, d=1))
+        # rows see 4 and 5 keys: 9 pairs per request, 4 FLOPs each (QK and PV multiply-adds)
+        self.assertEqual(an.layer_work(c)[0], 2 * 4 * 9)
+
+    def test_decode_bytes_count_kv_once_and_the_new_token_rows(self):
+        (c,) = an.read_case_list(CASE_HEADER + case_line("d", "decode", 64, 4095, 1))
+        kv = 64 * 2 * 4096 * 8 * 128 * 2
+        rows = 64 * (2 * 32 + 2 * 8) * 128 * 2
+        self.assertEqual(an.layer_work(c)[1], kv + rows)
+        self.assertAlmostEqual(an.figure(c, 1e-3), (kv + rows) / 1e-3 / 1e12)
+
+    def test_ratio_is_against_the_better_anchor(self):
+        self.assertAlmostEqual(an.ratio_to_best(300.0, 600.0, 320.0), 0.5)
+        self.assertAlmostEqual(an.ratio_to_best(4.0, None, 3.2), 1.25)
+        self.assertIsNone(an.ratio_to_best(None, 600.0, 320.0))
+        self.assertIsNone(an.ratio_to_best(300.0, None, None))
+
+
+@unittest.skipUnless(BINARY and os.path.exists(BINARY), "ATTNBENCH_BINARY is not set")
+class AgainstAttnbench(TempDir):
+    def smoke_cases(self):
+        r = subprocess.run([BINARY, "run", "--config", SMOKE, "--list-cases", "--format", "csv"], capture_output=True,
+                           text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_work_matches_attnbench_figures_on_the_baseline(self):
+        """tflops * forward time (one layer) is the layer's FLOPs, tb_per_s * forward time its bytes."""
+        cases = {c.case_id: c for c in an.read_case_list(self.smoke_cases())}
+        self.assertTrue(any(c.mode == "extend" for c in cases.values()))
+        self.assertTrue(any(c.mode == "decode" for c in cases.values()))
+        checked = 0
+        with open(BASELINE_CSV, encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                c = cases.get(r["case_id"])
+                if c is None or r["status"] != "ok" or r["sliding_window"] != "-1":
+                    continue
+                seconds = float(r["forward_median_us"]) * 1e-6  # one layer
+                flops, nbytes = an.layer_work(c)
+                self.assertAlmostEqual(float(r["tflops"]) * 1e12 * seconds / flops, 1.0, places=6, msg=r["case_id"])
+                self.assertAlmostEqual(float(r["tb_per_s"]) * 1e12 * seconds / nbytes, 1.0, places=6, msg=r["case_id"])
+                checked += 1
+        self.assertGreaterEqual(checked, 6)
+
+    def test_dry_run_writes_every_case_with_attnbench_figures(self):
+        out = os.path.join(self.tmp, "perf", "anchors.csv")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = an.main(["--attnbench", BINARY, "--config", SMOKE, "--results", BASELINE_CSV, "--out", out, "--dry-run"])
+        self.assertEqual(rc, 0, err.getvalue())
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(text.splitlines()[0], ",".join(an.COLUMNS))
+        rows = list(csv.DictReader(io.StringIO(text)))
+        cases = an.read_case_list(self.smoke_cases())
+        self.assertEqual(len(rows), len(cases))
+        figs = an.read_attnbench_figures(open(BASELINE_CSV, encoding="utf-8").read())
+        for r, c in zip(rows, cases):
+            self.assertEqual((r["mode"], r["model"], int(r["batch"])), (c.mode, c.model, c.batch))
+            self.assertEqual(r["unit"], "TFLOP/s" if c.mode == "extend" else "TB/s")
+            want = figs[c.case_id]["tflops" if c.mode == "extend" else "tb_per_s"]
+            self.assertAlmostEqual(float(r["attnbench"]) / want, 1.0, places=3)
+            self.assertEqual((r["cudnn"], r["flash"], r["ratio_to_best"]), ("", "", ""))
+
+
+class CommandLine(TempDir):
+    def run_main(self, *argv):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = an.main(list(argv))
+        return rc, err.getvalue()
+
+    def test_written_csv_has_the_issue_columns_in_order(self):
+        (c,) = an.read_case_list(CASE_HEADER + case_line("e", "extend", 4, 0, 4096))
+        path = os.path.join(self.tmp, "sub", "a.csv")
+        an.write_anchors_csv(path, [an.anchor_row(c, 290.0, 532.0, 320.0)])
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "mode,model,batch,prefix_len,extend_len,kv_len,attnbench,cudnn,flash,unit,ratio_to_best")
+        self.assertEqual(lines[1], "extend,llama-3.1-8b,4,0,4096,4096,290,532,320,TFLOP/s,0.5451")
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        cases = self.write("cases.csv", CASE_HEADER + case_line("e", "extend", 1, 0, 16))
+        results = self.write("r.csv", results_text([["e", "b", "eager", "ok", "1", "1"]]))
+        for argv, needle in [
+            (["--cases", os.path.join(self.tmp, "none.csv"), "--results", results, "--out", "o.csv"], "--cases: cannot read"),
+            (["--cases", cases, "--results", os.path.join(self.tmp, "none.csv"), "--out", "o.csv"], "--results: cannot read"),
+            (["--results", results, "--out", "o.csv"], "--cases: give a case list"),
+            (["--cases", cases, "--results", results, "--out", "o.csv", "--reps", "0"], "--reps: must be >= 1"),
+            (["--cases", results, "--results", results, "--out", "o.csv"], "not an attnbench case list"),
+        ]:
+            rc, err = self.run_main(*argv)
+            self.assertEqual(rc, 2, argv)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn(needle, err)
+
+    def test_script_never_imports_torch_without_measuring(self):
+        cases = self.write("cases.csv", CASE_HEADER + case_line("e", "extend", 1, 0, 16))
+        results = self.write("r.csv", results_text([["e", "b", "eager", "ok", "1", "1"]]))
+        out = os.path.join(self.tmp, "o.csv")
+        code = ("import sys; sys.path.insert(0, %r); sys.modules['torch'] = None; import anchors; "
+                "sys.exit(anchors.main(['--cases', %r, '--results', %r, '--out', %r, '--dry-run']))"
+                % (os.path.join(ROOT, "scripts"), cases, results, out))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
