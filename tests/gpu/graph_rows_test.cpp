@@ -34,7 +34,7 @@ TEST(GraphRows, MetadataIsTimedApartFromTheLayersForEveryBackend) {
     const CaseOutcome out = run_case(c, backend_names(), [] { return make_device(DeviceChoice::cuda); }, s);
     int graph_rows = 0;
     for (const ResultRow& r : out.rows) {
-      EXPECT_EQ(r.status, "ok") << mode << " " << r.backend << " " << r.timing << ": " << r.note;
+      EXPECT_EQ(r.status, RowStatus::ok) << mode << " " << r.backend << " " << r.timing << ": " << r.note;
       if (r.timing != "graph") continue;
       ++graph_rows;
       EXPECT_THAT(r.note, ::testing::HasSubstr("timed as two graphs")) << r.backend;
