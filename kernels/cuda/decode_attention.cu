@@ -19,8 +19,11 @@
 //
 // Fast path (bf16 / fp16, head_dim 64 / 128 / 256): one CTA of 4 warps per (request, KV head, row group of
 // up to 64 (query row, head-in-group) pairs, KV chunk). K and V tiles of 64 keys stream through shared memory
-// with 16-byte cp.async (zero-filled past the end), 2-4 stages deep (3 at head_dim 128: 96 KiB, two CTAs per
-// SM), XOR-swizzled so that ldmatrix is conflict-free, one barrier per tile. The tiles' page / token indices
+// with 16-byte cp.async (zero-filled past the end), 3-4 stages deep (default_stages / default_min_blocks: at
+// head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per SM), XOR-swizzled so
+// that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model, e4m3 / e5m2 cache)
+// streams its stored bytes (half the tile) and dequantizes in the ldmatrix fragments (fp8x2_to_16bit), with no
+// 16-bit copy of the tile. The tiles' page / token indices
 // travel the same way, a ring of kStages index tiles in shared memory filled kStages - 1 tiles ahead: an index
 // fetched one iteration ahead into registers left every tile waiting for a DRAM round trip (3.4 -> 4.1 TB/s).
 // Each K/V tile is loaded ONCE for all query heads of the GQA group and all query rows of the request: those
@@ -34,6 +37,10 @@
 // no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
+// fp8 KV (Llama-3.1-8B, kv 4096, attnbench run; results/h200/decode-kernel/): 0.50-0.59 of the copy bandwidth
+// at b 64, 0.67-0.72 at b 256 (counted on fp8 bytes; 0.34-0.46 with the former conversion pass). Head_dim 256
+// (Gemma-3-12B, window 1024): 0.64-0.76 in bf16, 0.58-0.66 in fp8. Both are bound by the warps' latency (more
+// resident CTAs help, deeper pipelines do not), below the 0.9 that issues 15 / 16 ask for.
 // Generic path (fp32, other head dims <= 512, misaligned pointers): one warp per (query row, head), online
 // softmax key by key, no split. Slow; correct.
 #include <cuda_bf16.h>
@@ -70,9 +77,12 @@ constexpr float kLn2 = 0.6931471805599453f;
 // Stages of the K/V pipeline and CTAs per SM (kMinBlocks of __launch_bounds__). 16-bit KV: 32 KiB per stage at
 // head_dim 128 (K + V), 3 stages = 96 KiB, two CTAs per SM; head_dim 256: 64 KiB per stage, 3 stages (192 KiB)
 // and one CTA per SM, so that two tiles stay in flight (two stages at two CTAs per SM do not fit: with one
-// stage in flight the KV read sat at 0.63-0.70 of the copy bandwidth on the H200). fp8 KV (kFp8 = 1: e4m3,
-// 2: e5m2): a stage holds the stored bytes, half the size: 4 stages of 16 KiB at head_dim 128 and three CTAs
-// per SM (12 warps to hide the dequantization in the fragment loads), 3 stages of 32 KiB at 256 with two.
+// stage in flight the KV read sat at 0.63-0.70 of the copy bandwidth on the H200; with two it reads 0.67-0.77:
+// the stages were not what bounds it). fp8 KV (kFp8 = 1: e4m3, 2: e5m2): a stage holds the stored bytes, half
+// the size: 4 stages of 16 KiB at head_dim 128 and three CTAs per SM, 3 stages of 32 KiB at 256 with two. On
+// the H200 (Llama-3.1-8B, fp8_e4m3, kv 4096) 3 CTAs x 4 stages read 0.50-0.56 / 0.68-0.72 of the copy
+// bandwidth at b = 64 / 256, 2 CTAs x 4 stages 0.56-0.60 / 0.58-0.63, 2 CTAs x 6 stages 0.57-0.59 / 0.58-0.62:
+// more warps help and deeper pipelines do not, so the fp8 path is bound by the warps' latency, not the loads.
 template <int D, int kFp8 = 0>
 constexpr int default_stages() {
   if (kFp8 != 0) return D == 256 ? 3 : 4;
@@ -582,12 +592,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         }
         l_run[0] = l_run[0] * rescale[0] + rsum[0];
         l_run[1] = l_run[1] * rescale[1] + rsum[1];
+        // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
+        // is bit-identical; a warp runs them when any of its threads needs them).
+        if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
 #pragma unroll
-        for (int n = 0; n < kNTiles; ++n) {
-          acc[n][0] *= rescale[0];
-          acc[n][1] *= rescale[0];
-          acc[n][2] *= rescale[1];
-          acc[n][3] *= rescale[1];
+          for (int n = 0; n < kNTiles; ++n) {
+            acc[n][0] *= rescale[0];
+            acc[n][1] *= rescale[0];
+            acc[n][2] *= rescale[1];
+            acc[n][3] *= rescale[1];
+          }
         }
         // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
         const std::uint32_t pa[4] = {pack2<kBf16>(s[0][0], s[0][1]), pack2<kBf16>(s[0][2], s[0][3]),
