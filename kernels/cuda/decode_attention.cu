@@ -19,8 +19,11 @@
 //
 // Fast path (bf16 / fp16, head_dim 64 / 128 / 256): one CTA of 4 warps per (request, KV head, row group of
 // up to 64 (query row, head-in-group) pairs, KV chunk). K and V tiles of 64 keys stream through shared memory
-// with 16-byte cp.async (zero-filled past the end), 2-4 stages deep (3 at head_dim 128: 96 KiB, two CTAs per
-// SM), XOR-swizzled so that ldmatrix is conflict-free, one barrier per tile. The tiles' page / token indices
+// with 16-byte cp.async (zero-filled past the end), 3-4 stages deep (default_stages / default_min_blocks: at
+// head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per SM), XOR-swizzled so
+// that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model, e4m3 / e5m2 cache)
+// streams its stored bytes (half the tile) and dequantizes in the ldmatrix fragments (fp8x2_to_16bit), with no
+// 16-bit copy of the tile. The tiles' page / token indices
 // travel the same way, a ring of kStages index tiles in shared memory filled kStages - 1 tiles ahead: an index
 // fetched one iteration ahead into registers left every tile waiting for a DRAM round trip (3.4 -> 4.1 TB/s).
 // Each K/V tile is loaded ONCE for all query heads of the GQA group and all query rows of the request: those
@@ -34,6 +37,10 @@
 // no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
+// fp8 KV (Llama-3.1-8B, kv 4096, attnbench run; results/h200/decode-kernel/): 0.50-0.59 of the copy bandwidth
+// at b 64, 0.67-0.72 at b 256 (counted on fp8 bytes; 0.34-0.46 with the former conversion pass). Head_dim 256
+// (Gemma-3-12B, window 1024): 0.64-0.76 in bf16, 0.58-0.66 in fp8. Both are bound by the warps' latency (more
+// resident CTAs help, deeper pipelines do not), below the 0.9 that issues 15 / 16 ask for.
 // Generic path (fp32, other head dims <= 512, misaligned pointers): one warp per (query row, head), online
 // softmax key by key, no split. Slow; correct.
 #include <cuda_bf16.h>
@@ -67,19 +74,29 @@ constexpr int kGenericMaxHeadDim = 512;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
-// Stages of the K/V pipeline: 32 KiB per stage at head_dim 128 (K + V), 3 stages = 96 KiB: two CTAs per SM.
-// fp8 KV (kFp8 = 1: e4m3, 2: e5m2): a stage holds the stored bytes (half the size), so 4 stages fit at head_dim
-// 128 beside the 16-bit conversion tile.
+// Stages of the K/V pipeline and CTAs per SM (kMinBlocks of __launch_bounds__). 16-bit KV: 32 KiB per stage at
+// head_dim 128 (K + V), 3 stages = 96 KiB, two CTAs per SM; head_dim 256: 64 KiB per stage, 3 stages (192 KiB)
+// and one CTA per SM, so that two tiles stay in flight (two stages at two CTAs per SM do not fit: with one
+// stage in flight the KV read sat at 0.63-0.70 of the copy bandwidth on the H200; with two it reads 0.67-0.77:
+// the stages were not what bounds it). fp8 KV (kFp8 = 1: e4m3, 2: e5m2): a stage holds the stored bytes, half
+// the size: 4 stages of 16 KiB at head_dim 128 and three CTAs per SM, 3 stages of 32 KiB at 256 with two. On
+// the H200 (Llama-3.1-8B, fp8_e4m3, kv 4096) 3 CTAs x 4 stages read 0.50-0.56 / 0.68-0.72 of the copy
+// bandwidth at b = 64 / 256, 2 CTAs x 4 stages 0.56-0.60 / 0.58-0.63, 2 CTAs x 6 stages 0.57-0.59 / 0.58-0.62:
+// more warps help and deeper pipelines do not, so the fp8 path is bound by the warps' latency, not the loads.
 template <int D, int kFp8 = 0>
 constexpr int default_stages() {
-  if (kFp8 != 0) return D == 256 ? 2 : 4;
-  return D == 64 ? 4 : (D == 128 ? 3 : 2);
+  if (kFp8 != 0) return D == 256 ? 3 : 4;
+  return D == 64 ? 4 : 3;
 }
-// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32), then
-// (fp8 only) the K and V tiles converted to the model's 16-bit dtype, swizzled for ldmatrix.
+template <int D, int kFp8 = 0>
+constexpr int default_min_blocks() {
+  if (kFp8 != 0) return D == 256 ? 2 : 3;
+  return D == 256 ? 1 : 2;
+}
+// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32).
 template <int D, int kStages, int kFp8 = 0>
 constexpr int smem_bytes() {
-  return kStages * 2 * kTileKeys * D * (kFp8 ? 1 : 2) + kStages * kTileKeys * 4 + (kFp8 ? 2 * kTileKeys * D * 2 : 0);
+  return kStages * 2 * kTileKeys * D * (kFp8 ? 1 : 2) + kStages * kTileKeys * 4;
 }
 
 // AttentionParams reduced to what the kernels read: the shared part (kernels/cuda/kernel_args.cuh), then the
@@ -227,47 +244,86 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   return u;
 }
 
-// 16 fp8 values (one 16-byte load) -> 16 bf16 / fp16 values (two 16-byte pieces), in registers, through
-// cuda_fp8.h's paired conversion to half (exact: every e4m3 / e5m2 value is a half and a bf16).
-template <bool kBf16, int kFp8>
-__device__ __forceinline__ void fp8x16_to_16bit(const uint4 raw, uint4& lo, uint4& hi) {
-  const std::uint32_t in[4] = {raw.x, raw.y, raw.z, raw.w};
-  std::uint32_t out[8];
-#pragma unroll
-  for (int w = 0; w < 4; ++w) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const auto pair = static_cast<__nv_fp8x2_storage_t>((in[w] >> (16 * h)) & 0xffffu);
-      const __half2_raw r = __nv_cvt_fp8x2_to_halfraw2(pair, kFp8 == 1 ? __NV_E4M3 : __NV_E5M2);
-      std::uint32_t u;
-      if constexpr (kBf16) {
-        __half2 hv;
-        memcpy(&hv, &r, 4);
-        const float2 f = __half22float2(hv);
-        const __nv_bfloat162 b = __floats2bfloat162_rn(f.x, f.y);
-        memcpy(&u, &b, 4);
-      } else {
-        memcpy(&u, &r, 4);
-      }
-      out[2 * w + h] = u;
+// fp8 -> 16-bit in the MMA's fragments. An ldmatrix of an fp8 tile viewed as b16 hands each thread 4 stored
+// bytes per register; one byte permute (PRMT) picks the two bytes of one B-fragment word and replicates each
+// one's sign into the byte above it (selector nibbles 8-15), so every 16-bit lane holds [s x 8 | s e m]. A shift
+// moves exponent and mantissa into place, a mask keeps them and the sign, and one exact power-of-two multiply
+// restores the exponent bias:
+//   e4m3 -> bf16: (x << 4) & 0x87f0 is bf16 2^(e-127) * 1.mmm (or the subnormal 2^-126 * 0.mmm), times 2^120;
+//   e4m3 -> fp16: (x << 7) & 0xbf80 is fp16 2^(e-15) * 1.mmm (subnormal 2^-14 * 0.mmm), times 2^8;
+//   e5m2 -> bf16: (x << 5) & 0x8fe0, times 2^112;   e5m2 -> fp16: the byte is the fp16's high byte (no multiply).
+// Every finite fp8 value (subnormals included) comes out exact, as cuda_fp8.h's conversion gives it; the NaN /
+// Inf codes, which the pool's saturating stores (fp8.cuh, __NV_SATFINITE) never write, come out finite.
+// Three integer operations and one 16-bit multiply per two values, against four conversions through fp32.
+// kSign: the PRMT selector with sign replication; kZero: the same bytes into the high halves, zeros below.
+// prmt.b32 in its default mode (a selector nibble's bit 3 replicates the chosen byte's sign), written as PTX:
+// __byte_perm documents only the low 3 bits of each nibble.
+template <std::uint32_t kSel>
+__device__ __forceinline__ std::uint32_t prmt(std::uint32_t x) {
+  std::uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(x), "r"(0u), "n"(kSel));
+  return r;
+}
+template <bool kBf16, int kFp8, std::uint32_t kSign, std::uint32_t kZero>
+__device__ __forceinline__ std::uint32_t fp8x2_to_16bit(std::uint32_t r) {
+  if constexpr (!kBf16 && kFp8 == 2) {
+    return prmt<kZero>(r);
+  } else {
+    const std::uint32_t x = prmt<kSign>(r);
+    constexpr int kShift = kFp8 == 1 ? (kBf16 ? 4 : 7) : 5;
+    constexpr std::uint32_t kMask = kFp8 == 1 ? (kBf16 ? 0x87f087f0u : 0xbf80bf80u) : 0x8fe08fe0u;
+    // 2^120 / 2^112 in bf16, 2^8 in fp16, in both halves
+    constexpr std::uint32_t kBias = kBf16 ? (kFp8 == 1 ? 0x7b807b80u : 0x77807780u) : 0x5c005c00u;
+    const std::uint32_t u = (x << kShift) & kMask;
+    std::uint32_t out;
+    if constexpr (kBf16) {
+      asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(out) : "r"(u), "r"(kBias), "r"(0x80008000u));
+    } else {
+      asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(out) : "r"(u), "r"(kBias));
     }
+    return out;
   }
-  lo = make_uint4(out[0], out[1], out[2], out[3]);
-  hi = make_uint4(out[4], out[5], out[6], out[7]);
+}
+// K fragments: bytes 0,1 (head_dim columns 4t, 4t+1 of a 16-column piece) and bytes 2,3 (4t+2, 4t+3).
+template <bool kBf16, int kFp8>
+__device__ __forceinline__ std::uint32_t fp8_k_lo(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0x9180u, 0x1404u>(r); }
+template <bool kBf16, int kFp8>
+__device__ __forceinline__ std::uint32_t fp8_k_hi(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0xb3a2u, 0x3424u>(r); }
+// V fragments (ldmatrix.trans): bytes 0,2 (keys 2t, 2t+1 of column 2g) and bytes 1,3 (column 2g + 1).
+template <bool kBf16, int kFp8>
+__device__ __forceinline__ std::uint32_t fp8_v_even(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0xa280u, 0x2404u>(r); }
+template <bool kBf16, int kFp8>
+__device__ __forceinline__ std::uint32_t fp8_v_odd(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0xb391u, 0x3414u>(r); }
+
+// 16-byte piece p of row `row` of a swizzled stage: where it lies, so that the 8 rows an ldmatrix reads at one
+// piece fall in 8 different bank groups. Rows of 8 or more pieces: p ^ (row & 7); rows of 4 pieces (fp8 at
+// head_dim 64, 64-byte rows, two rows per 128 bytes): p ^ ((row >> 1) & 3).
+template <int kPieces>
+__device__ __forceinline__ int swz(int p, int row) {
+  if constexpr (kPieces >= 8) {
+    return p ^ (row & 7);
+  } else {
+    static_assert(kPieces == 4, "swizzle of 4 or >= 8 pieces per row");
+    return p ^ ((row >> 1) & 3);
+  }
 }
 
 // ---- fast path ---------------------------------------------------------------------------------------
 
 // kFp8 = 0: K / V in the model's 16-bit dtype, copied into the swizzled stages and read by ldmatrix directly.
-// kFp8 = 1 / 2 (e4m3 / e5m2 pool): the same cp.async pipeline moves the stored fp8 bytes (16 per copy, so half
-// the copies of a bf16 tile); after a tile lands, the CTA converts it in registers (16 values per 16-byte
-// shared load) into one 16-bit tile in the ldmatrix layout, and the MMA loop is unchanged. k_scale is folded
-// into the logit scale and v_scale into the output (AttentionArgs sm_scale / out_scale).
+// kFp8 = 1 / 2 (e4m3 / e5m2 pool): the same cp.async pipeline moves the stored fp8 bytes into swizzled stages
+// of half the size, and the MMA reads them as they are: ldmatrix (b16 view) gives each thread 4 fp8 values per
+// register, dequantized into the B fragments in registers (fp8x2_to_16bit). K: a register holds head_dim
+// columns 4t .. 4t+3 of one key; the k index of the QK^T MMA is permuted within each 16 columns (k 2t, 2t+1 <->
+// columns 4t, 4t+1; k 2t+8, 2t+9 <-> 4t+2, 4t+3), and Q's A fragments are loaded with the same permutation, so
+// the dot products are unchanged. V: ldmatrix.trans gives keys 2t, 2t+1 of columns 2g and 2g+1; the two are
+// split into two n8 tiles (even and odd columns of a 16-column piece), whose outputs are put back in order at
+// the final combine. k_scale is folded into the logit scale and v_scale into the output (AttentionArgs
+// sm_scale / out_scale): no per-element scaling.
 template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
   constexpr int kElem = kFp8 ? 1 : 2;                     // bytes per stored K / V element
-  constexpr int kRowBytes = D * 2;                        // one 16-bit row as ldmatrix reads it
-  constexpr int kLdRowBytes = D * kElem;                  // one stored K or V row
+  constexpr int kLdRowBytes = D * kElem;                  // one stored K or V row (a stage row)
   constexpr int kLdPieces = kLdRowBytes / 16;             // 16-byte copies of one stored row
   constexpr int kPiecesPerRow = D / 8;                    // 16-byte pieces of one 16-bit (output) row
   constexpr int kRowStep = kThreads / kLdPieces;          // rows the CTA covers in one pass
@@ -277,7 +333,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   constexpr int kNTiles = D / 8;                          // n8 tiles of the output
   constexpr int kOStride = D + 4;                         // fp32 row stride of the final combine
   static_assert(kThreads % kLdPieces == 0 && kTileKeys % kRowStep == 0, "tile shape");
-  constexpr int kCvtOffset = kStages * 2 * kStageBytes + kStages * kTileKeys * 4;  // fp8: the 16-bit K, V tiles
+  // fp8: two independent QK^T accumulators (even and odd k-steps; one ldmatrix serves both), which halves the
+  // MMA dependency chain. (Not for 16-bit KV: at head_dim 256 the 8 extra registers spill.)
+  constexpr bool kTwoAcc = kFp8 != 0;
 
   extern __shared__ __align__(128) unsigned char smem[];
   const std::uint32_t smem_base = smem_addr(smem);
@@ -337,16 +395,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
     }
   }
 
-  // Q as A fragments, kept in registers for the whole key loop.
+  // Q as A fragments, kept in registers for the whole key loop. fp8: k 2t, 2t+1 are columns 4t, 4t+1 (word
+  // 2t) and k 2t+8, 2t+9 are 4t+2, 4t+3 (word 2t + 1), the permutation of the K fragments.
   std::uint32_t qf[kKSteps][4];
   {
     const auto* q32 = static_cast<const std::uint32_t*>(a.q);
+    const int w_lo = kFp8 ? 2 * t : t, w_hi = kFp8 ? 2 * t + 1 : 4 + t;
 #pragma unroll
     for (int s = 0; s < kKSteps; ++s) {
-      qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + t] : 0u;
-      qf[s][1] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + t] : 0u;
-      qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + 4 + t] : 0u;
-      qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + 4 + t] : 0u;
+      qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_lo] : 0u;
+      qf[s][1] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_lo] : 0u;
+      qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_hi] : 0u;
+      qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
     }
   }
 
@@ -402,8 +462,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       } else {
         index = ri.kv_base + min(m, kend - 1);
       }
-      // 16-bit stages are swizzled for ldmatrix; fp8 stages are read row-wise by the conversion (no swizzle).
-      const std::uint32_t off = kFp8 ? row * kLdRowBytes + ld_piece * 16 : row * kRowBytes + ((ld_piece ^ (row & 7)) * 16);
+      const std::uint32_t off = row * kLdRowBytes + swz<kLdPieces>(ld_piece, row) * 16;  // swizzled for ldmatrix
       cp_async16_indexed(sk + off, reinterpret_cast<const char*>(kg) + offset, index, scale, ok);
       cp_async16_indexed(sv + off, reinterpret_cast<const char*>(vg) + offset, index, scale, ok);
     }
@@ -442,46 +501,55 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       cp_async_commit();
     }
 
-    if constexpr (kFp8 != 0) {
-      // The landed fp8 tile -> the 16-bit K and V tiles (everyone finished reading them: the barrier above).
-      const unsigned char* st = smem + (tile % kStages) * 2 * kStageBytes;
-      constexpr int kChunks = 2 * kTileKeys * kLdPieces;
-      for (int c = threadIdx.x; c < kChunks; c += kThreads) {
-        const int kv = c / (kTileKeys * kLdPieces), rem = c % (kTileKeys * kLdPieces);
-        const int row = rem / kLdPieces, p = rem % kLdPieces;
-        const uint4 raw = *reinterpret_cast<const uint4*>(st + kv * kStageBytes + row * kLdRowBytes + p * 16);
-        uint4 lo, hi;
-        fp8x16_to_16bit<kBf16, kFp8>(raw, lo, hi);
-        unsigned char* dst = smem + kCvtOffset + kv * kTileKeys * kRowBytes + row * kRowBytes;
-        *reinterpret_cast<uint4*>(dst + (((2 * p) ^ (row & 7)) * 16)) = lo;
-        *reinterpret_cast<uint4*>(dst + (((2 * p + 1) ^ (row & 7)) * 16)) = hi;
-      }
-      __syncthreads();
-    }
-
     if (active) {
       const int k0 = kbeg + tile * kTileKeys;
-      const std::uint32_t sk =
-          kFp8 ? smem_base + kCvtOffset : smem_base + (tile % kStages) * 2 * kStageBytes;
-      const std::uint32_t sv = sk + (kFp8 ? kTileKeys * kRowBytes : kStageBytes);
+      const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
+      const std::uint32_t sv = sk + kStageBytes;
       const bool need_mask = k0 < mask_lo || k0 + kTileKeys > mask_hi;
       for (int sb = ks; sb < kTileKeys / 16; sb += ks_count) {
         const int kb = k0 + sb * 16;
         if (kb >= kend) break;
         // S = Q K^T for 16 keys: two n8 tiles.
         float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-        {
+        float s2[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};  // odd k-steps (kTwoAcc)
+        if constexpr (kFp8 != 0) {
+          // Matrix mi of the x4: keys (mi & 1) * 8 .. +7 of the block, piece 2c + (mi >> 1): b[0] / b[1] are keys
+          // 0-7 / 8-15 at k-step 2c, b[2] / b[3] the same at 2c + 1.
+          const int mi = lane / 8;
+          const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
+          const std::uint32_t row_addr = sk + row * kLdRowBytes;
+#pragma unroll
+          for (int c = 0; c < kKSteps / 2; ++c) {
+            std::uint32_t b[4];
+            ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+            mma16816<kBf16>(s[0], qf[2 * c], fp8_k_lo<kBf16, kFp8>(b[0]), fp8_k_hi<kBf16, kFp8>(b[0]));
+            mma16816<kBf16>(s[1], qf[2 * c], fp8_k_lo<kBf16, kFp8>(b[1]), fp8_k_hi<kBf16, kFp8>(b[1]));
+            mma16816<kBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kBf16, kFp8>(b[2]), fp8_k_hi<kBf16, kFp8>(b[2]));
+            mma16816<kBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kBf16, kFp8>(b[3]), fp8_k_hi<kBf16, kFp8>(b[3]));
+          }
+        } else {
           const int mi = lane / 8;
           const int row = sb * 16 + (mi / 2) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sk + row * kRowBytes;
+          const std::uint32_t row_addr = sk + row * kLdRowBytes;
 #pragma unroll
           for (int st = 0; st < kKSteps; ++st) {
             const int piece = 2 * st + (mi % 2);
             std::uint32_t b[4];
             ldmatrix_x4(b, row_addr + ((piece ^ (row & 7)) * 16));
-            mma16816<kBf16>(s[0], qf[st], b[0], b[1]);
-            mma16816<kBf16>(s[1], qf[st], b[2], b[3]);
+            if (kTwoAcc && (st & 1)) {
+              mma16816<kBf16>(s2[0], qf[st], b[0], b[1]);
+              mma16816<kBf16>(s2[1], qf[st], b[2], b[3]);
+            } else {
+              mma16816<kBf16>(s[0], qf[st], b[0], b[1]);
+              mma16816<kBf16>(s[1], qf[st], b[2], b[3]);
+            }
           }
+        }
+        if constexpr (kTwoAcc) {
+#pragma unroll
+          for (int n = 0; n < 2; ++n)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[n][e] += s2[n][e];
         }
         // Scale, soft cap, mask; base-2 logits.
 #pragma unroll
@@ -524,20 +592,39 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         }
         l_run[0] = l_run[0] * rescale[0] + rsum[0];
         l_run[1] = l_run[1] * rescale[1] + rsum[1];
+        // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
+        // is bit-identical; a warp runs them when any of its threads needs them).
+        if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
 #pragma unroll
-        for (int n = 0; n < kNTiles; ++n) {
-          acc[n][0] *= rescale[0];
-          acc[n][1] *= rescale[0];
-          acc[n][2] *= rescale[1];
-          acc[n][3] *= rescale[1];
+          for (int n = 0; n < kNTiles; ++n) {
+            acc[n][0] *= rescale[0];
+            acc[n][1] *= rescale[0];
+            acc[n][2] *= rescale[1];
+            acc[n][3] *= rescale[1];
+          }
         }
         // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
         const std::uint32_t pa[4] = {pack2<kBf16>(s[0][0], s[0][1]), pack2<kBf16>(s[0][2], s[0][3]),
                                      pack2<kBf16>(s[1][0], s[1][1]), pack2<kBf16>(s[1][2], s[1][3])};
-        {
+        if constexpr (kFp8 != 0) {
+          // Matrix mi: keys (mi & 1) * 8 .. +7, piece 2c + (mi >> 1). Piece p's even columns 16p + 2g go to
+          // n-tile acc[2p], its odd columns 16p + 2g + 1 to acc[2p + 1].
+          const int mi = lane / 8;
+          const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
+          const std::uint32_t row_addr = sv + row * kLdRowBytes;
+#pragma unroll
+          for (int c = 0; c < D / 32; ++c) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+            mma16816<kBf16>(acc[4 * c], pa, fp8_v_even<kBf16, kFp8>(b[0]), fp8_v_even<kBf16, kFp8>(b[1]));
+            mma16816<kBf16>(acc[4 * c + 1], pa, fp8_v_odd<kBf16, kFp8>(b[0]), fp8_v_odd<kBf16, kFp8>(b[1]));
+            mma16816<kBf16>(acc[4 * c + 2], pa, fp8_v_even<kBf16, kFp8>(b[2]), fp8_v_even<kBf16, kFp8>(b[3]));
+            mma16816<kBf16>(acc[4 * c + 3], pa, fp8_v_odd<kBf16, kFp8>(b[2]), fp8_v_odd<kBf16, kFp8>(b[3]));
+          }
+        } else {
           const int mi = lane / 8;
           const int row = sb * 16 + (mi % 2) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sv + row * kRowBytes;
+          const std::uint32_t row_addr = sv + row * kLdRowBytes;
 #pragma unroll
           for (int dt = 0; dt < D / 16; ++dt) {
             const int piece = 2 * dt + mi / 2;
@@ -564,10 +651,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   float* sl = sm + kWarps * 16;                       // [kWarps][16]
   if (active) {
     float* ow = so + warp * 16 * kOStride;
+    if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
 #pragma unroll
-    for (int n = 0; n < kNTiles; ++n) {
-      *reinterpret_cast<float2*>(ow + g * kOStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
-      *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
+      for (int p = 0; p < kNTiles / 2; ++p) {
+        const float* e = acc[2 * p];
+        const float* o = acc[2 * p + 1];
+        *reinterpret_cast<float4*>(ow + g * kOStride + 16 * p + 4 * t) = make_float4(e[0], o[0], e[1], o[1]);
+        *reinterpret_cast<float4*>(ow + (g + 8) * kOStride + 16 * p + 4 * t) = make_float4(e[2], o[2], e[3], o[3]);
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) {
+        *reinterpret_cast<float2*>(ow + g * kOStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
+        *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
+      }
     }
     if (t == 0) {
       sm[warp * 16 + g] = m_run[0];
@@ -840,7 +937,8 @@ template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
-  launch_mma<kBf16, D, default_stages<D, kFp8>(), 2, kFp8>(a, static_cast<unsigned>(grid), stream);
+  launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8>(a, static_cast<unsigned>(grid),
+                                                                                      stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);

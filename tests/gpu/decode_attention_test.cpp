@@ -367,6 +367,63 @@ TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
         }
 }
 
+// Every stored fp8 code through the fragment dequantization (byte permute, shift, mask, power-of-two multiply:
+// decode_attention.cu fp8x2_to_16bit) against the CPU twin's conversion (core/dtype.hpp). Two pools per
+// format: every finite code (NaN / Inf codes, which the saturating stores never write, left out) in a seeded
+// order, with scales that keep the outputs O(1); and only the subnormal codes and zeros, scaled up, so that a
+// flushed or misplaced subnormal moves rel_l2 far past its bound (uniform [-1, 1] fills hold few of them, and
+// their absolute weight sits below the max_abs tolerance).
+TEST(DecodeAttention, Fp8KvEveryCodeAgainstCpuTwin) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::uint64_t seed = 1700;
+  for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (bool subnormal_only : {false, true}) {
+      std::vector<std::uint8_t> codes;
+      for (int c = 0; c < 256; ++c) {
+        const int mag = c & 0x7f;
+        const bool finite = kv == DType::fp8_e4m3 ? mag != 0x7f : mag < 0x7c;
+        const bool subnormal = kv == DType::fp8_e4m3 ? mag < 0x08 : mag < 0x04;  // exponent field 0 (and zeros)
+        if (finite && (!subnormal_only || subnormal)) codes.push_back(static_cast<std::uint8_t>(c));
+      }
+      ASSERT_EQ(codes.size(), subnormal_only ? (kv == DType::fp8_e4m3 ? 16u : 8u) : (kv == DType::fp8_e4m3 ? 254u : 248u));
+      for (DType dt : {DType::bf16, DType::fp16})
+        for (int dim : {64, 128, 256}) {
+          Spec s;
+          s.dtype = dt;
+          s.kv_fp8 = kv;
+          s.dim = dim;
+          s.hq = 8;
+          s.hkv = 2;
+          s.kv_lens = {1, 17, 300, 1000};
+          s.scale_mult = 1.0f;
+          // largest finite: e4m3 448, e5m2 57344; largest subnormal: e4m3 0.875 * 2^-6, e5m2 0.75 * 2^-14
+          if (subnormal_only) {
+            s.k_scale = kv == DType::fp8_e4m3 ? 64.0f : 16384.0f;
+            s.v_scale = kv == DType::fp8_e4m3 ? 64.0f : 16384.0f;
+          } else {
+            s.k_scale = kv == DType::fp8_e4m3 ? 1.0f / 256 : 1.0f / 32768;
+            s.v_scale = kv == DType::fp8_e4m3 ? 1.0f / 512 : 1.0f / 65536;
+          }
+          s.seed = ++seed;
+          SCOPED_TRACE(s.name() + (subnormal_only ? " subnormal codes" : " every finite code"));
+          HostCase h = make_case(s);
+          std::mt19937_64 rng(s.seed);
+          for (auto* pool : {&h.k, &h.v})
+            for (auto& b : *pool) b = codes[rng() % codes.size()];
+          attention_decode_cpu(h.params());  // the twin again, on the new pool
+          DeviceCase d = to_device(*dev, h);
+          const Errors e = run_and_compare(*dev, h, d);
+          std::printf("[ decode ] %-78s max_abs %.2e rel_l2 %.2e lse %.1e (|ref| <= %.2f)%s\n", s.name().c_str(),
+                      e.max_abs, e.rel_l2, e.lse_max_abs, e.ref_max, subnormal_only ? " subnormal codes" : "");
+          EXPECT_GT(e.ref_max, 0.05);  // the outputs are not vanishing: rel_l2 below means something
+          EXPECT_LE(e.max_abs, tolerance(s.dtype));
+          EXPECT_LE(e.rel_l2, tolerance(s.dtype) / 2);
+          EXPECT_LE(e.lse_max_abs, 1e-3);
+        }
+    }
+}
+
 // A wrong v_scale on the GPU side must be caught by the comparison (the test above is not vacuous).
 TEST(DecodeAttention, Fp8WrongScaleIsCaught) {
   ATTNBENCH_REQUIRE_GPU();
