@@ -35,6 +35,7 @@
 
 #include <cmath>
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -647,9 +648,28 @@ void launch_attention_prefill_generic(const AttentionParams& p, void* stream) {
   launch_generic(make_args(p), p.max_q_len, p.batch_size, static_cast<cudaStream_t>(stream));
 }
 
+PrefillKernel prefill_kernel_from_env() {
+  static const PrefillKernel choice = [] {
+    const char* v = std::getenv("ATTNBENCH_PREFILL_KERNEL");
+    const std::string s = v ? v : "";
+    if (s.empty()) return PrefillKernel::automatic;
+    if (s == "fa2") return PrefillKernel::fa2;
+    if (s == "hopper") return PrefillKernel::hopper;
+    throw InputError("ATTNBENCH_PREFILL_KERNEL: expected fa2 or hopper, got '" + s + "'");
+  }();
+  return choice;
+}
+
 void launch_attention_prefill(const AttentionParams& p, void* stream) {
+  launch_attention_prefill_with(p, stream, prefill_kernel_from_env());
+}
+
+void launch_attention_prefill_with(const AttentionParams& p, void* stream, PrefillKernel kernel) {
   using namespace prefill_detail;
   check_params(p);
+  if (kernel == PrefillKernel::hopper && !prefill_hopper_usable())
+    throw Unsupported("attention_prefill: the Hopper kernel needs an sm_90 GPU and a build with sm_90a code");
+  if (kernel != PrefillKernel::fa2 && launch_attention_prefill_hopper(p, stream)) return;
   if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return;
   const PrefillArgs a = make_args(p);
   const auto s = static_cast<cudaStream_t>(stream);
