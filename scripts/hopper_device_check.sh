@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One device call for the Hopper prefill kernel (kernels/cuda/prefill_hopper.cu): build (h200-build recipe),
-# the prefill GPU tests on both kernels (and with ATTNBENCH_HOPPER_PINGPONG=1), extend timings through
-# `attnbench run` with ATTNBENCH_PREFILL_KERNEL=fa2 / hopper (/ hopper + pingpong), compute-sanitizer memcheck
+# the prefill GPU tests on both kernels, extend timings through `attnbench run` with
+# ATTNBENCH_PREFILL_KERNEL=fa2 / hopper (the Hopper kernel for every addressing mode), compute-sanitizer memcheck
 # and racecheck on two small cases, and the kernels' TFLOP/s table (ragged). Logs under $OUT.
 # Usage (repository root on the device): P=<prefix of h200-build.md> scripts/hopper_device_check.sh
-# Environment: STAGES (default "build tests run sanitize perf").
+# Environment: STAGES (default "build tests run sanitize perf"); PINGPONG (default 0; "0 1" on branch
+# wt-hopper-v2, whose kernel reads ATTNBENCH_HOPPER_PINGPONG); RUN_KERNELS (default "fa2 hopper auto"; hopper_pp on wt-hopper-v2);
+# PERF_FILTER (default the ragged and page-64 tables).
 set -uo pipefail
 OUT="${OUT:-hopper_out}"
 mkdir -p "$OUT"
@@ -30,7 +32,7 @@ if has build; then
   cuobjdump -sass build-h200/libattnbench_cuda.a 2>/dev/null | grep -cE "HGMMA" | sed 's/^/HGMMA instructions: /' | tee -a "$summary"
 fi
 if has tests; then
-  for pp in 0 1; do
+  for pp in ${PINGPONG:-0}; do
     stamp "tests pingpong=$pp"
     ATTNBENCH_HOPPER_PINGPONG=$pp timeout 60 "$bin" --gtest_filter='Prefill*:PrefillAttention.*:-PrefillAttentionPerf.*' >"$OUT/tests_pp$pp.log" 2>&1
     echo "tests pingpong=$pp rc=$?" | tee -a "$summary"
@@ -40,9 +42,9 @@ if has tests; then
   done
 fi
 if has run; then
-  for k in fa2 hopper hopper_pp; do
+  for k in ${RUN_KERNELS:-fa2 hopper auto}; do
     stamp "attnbench run $k"
-    kern=${k%_pp}; pp=0; [ "$k" = hopper_pp ] && pp=1
+    kern=${k%_pp}; pp=0; [ "$k" = hopper_pp ] && pp=1; [ "$kern" = auto ] && kern=""
     ATTNBENCH_PREFILL_KERNEL=$kern ATTNBENCH_HOPPER_PINGPONG=$pp timeout 60 build-h200/attnbench run \
       --model llama-3.1-8b --mode extend --extend-batch 1,4 --extend-len 4096 --prefix-len 0,4096 \
       --backend flashinfer --layers 1 --page-size 64 --max-samples 20 --device cuda --out "$OUT/run_$k.csv" \
@@ -68,12 +70,11 @@ if has sanitize; then
   done
 fi
 if has perf; then
-  for pp in 0 1; do
+  for pp in ${PINGPONG:-0}; do
     stamp "perf pingpong=$pp"
-    ATTNBENCH_HOPPER_PINGPONG=$pp timeout 40 "$bin" --gtest_filter='PrefillAttentionPerf.Ragged' >"$OUT/perf_pp$pp.log" 2>&1
+    ATTNBENCH_HOPPER_PINGPONG=$pp timeout 100 "$bin" --gtest_filter="${PERF_FILTER:-PrefillAttentionPerf.Ragged:PrefillAttentionPerf.BlockTablePage64}" >"$OUT/perf_pp$pp.log" 2>&1
     echo "perf pingpong=$pp rc=$?" | tee -a "$summary"
     grep -E "^(fa2|hopper) " "$OUT/perf_pp$pp.log" | sed "s/^/pp$pp /" | tee -a "$summary"
   done
 fi
 stamp "done"
-cat "$summary" | tail -0

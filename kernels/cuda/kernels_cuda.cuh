@@ -18,8 +18,9 @@ void launch_attention_decode(const AttentionParams& p, void* stream);   // kerne
 // an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
 void launch_attention_decode_generic(const AttentionParams& p, void* stream);
 void launch_attention_prefill(const AttentionParams& p, void* stream);  // kernels/cuda/prefill_attention.cu
-// Which prefill kernel: `automatic` = the Hopper kernel where it takes the call (an sm_90 GPU and a build with
-// sm_90a code; bf16 / fp16, head_dim 64 / 128 / 256, no fp8), else the FA2-class kernel; `fa2` = always the
+// Which prefill kernel: `automatic` = the Hopper kernel for ragged K/V with head_dim 128 where it takes the call
+// (an sm_90 GPU and a build with sm_90a code; bf16 / fp16, no fp8: where it measured faster), else the FA2-class
+// kernel; `fa2` = always the
 // FA2-class kernel; `hopper` = the Hopper kernel where it takes the call (fp32 / fp8 / other shapes still go to
 // the FA2-class kernel), Unsupported on a GPU without it. launch_attention_prefill uses
 // prefill_kernel_from_env(): ATTNBENCH_PREFILL_KERNEL=fa2|hopper (unset or empty: automatic; anything else:

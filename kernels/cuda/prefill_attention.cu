@@ -669,7 +669,13 @@ void launch_attention_prefill_with(const AttentionParams& p, void* stream, Prefi
   check_params(p);
   if (kernel == PrefillKernel::hopper && !prefill_hopper_usable())
     throw Unsupported("attention_prefill: the Hopper kernel needs an sm_90 GPU and a build with sm_90a code");
-  if (kernel != PrefillKernel::fa2 && launch_attention_prefill_hopper(p, stream)) return;
+  // automatic: the Hopper kernel only where it measured faster than this one on the H200 (ragged K/V, head_dim
+  // 128: 304-330 against 288-315 TFLOP/s; with a block table of page 64 it measured 244-258 against 256-281, and
+  // head_dim 64 / 256 and token indices were not timed): see README, "Prefill kernels on Hopper".
+  const bool hopper_first = kernel == PrefillKernel::hopper ||
+                            (kernel == PrefillKernel::automatic && p.addressing == KvAddressing::ragged &&
+                             p.head_dim == 128);
+  if (hopper_first && launch_attention_prefill_hopper(p, stream)) return;
   if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return;
   const PrefillArgs a = make_args(p);
   const auto s = static_cast<cudaStream_t>(stream);

@@ -2,7 +2,8 @@
 // FlashInfer's verify; semantics in kernels/params.hpp, AttentionParams; CPU twin attention_prefill_cpu), for
 // bf16 / fp16 storage with head_dim 64 / 128 / 256 over the three addressing modes. fp32 and fp8 KV stay on
 // the FA2-class kernel, which is also the fallback on other GPUs and for shapes this kernel does not take.
-// Selected by launch_attention_prefill (ATTNBENCH_PREFILL_KERNEL=fa2|hopper; default hopper on sm_90).
+// Selected by launch_attention_prefill (ATTNBENCH_PREFILL_KERNEL=fa2|hopper; unset: this kernel on sm_90 for
+// ragged K/V with head_dim 128, where it measured faster, the FA2-class kernel elsewhere).
 // Checked by: ctest -L gpu -R Prefill (tests/gpu/prefill_attention_test.cpp runs every case on both kernels).
 //
 // Design. One CTA = 3 warpgroups over 128 query rows of one KV head: warpgroup 0 is the producer (setmaxnreg
@@ -26,6 +27,14 @@
 //     see none of a tile only passes the tile's barriers.
 //   - Epilogue: O is normalised (sinks join the denominator), staged through the warpgroup's Q tile and
 //     written with 16-byte stores; lse in natural log.
+// Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; tests/gpu/prefill_attention_test.cpp's TFLOP/s
+// print, both kernels in one process): ragged 304-330 TFLOP/s for B=1 S=4k..16k and B=4 S=4k (FA2-class
+// 288-315), B=16 S=1k 253 / 311 with a 1k prefix (FA2 238 / 286); block table page 64: 244-258 (FA2 256-281).
+// That is 0.56-0.61 of cuDNN's 532-573 on the same card: far from the FA3-class 600+. What limits it was not
+// profiled (the device time ran out); leads: the producer resolves the slots of a paged tile with dependent index
+// loads (4 round trips per tile), one tile of lookahead at head_dim 128 (2 stages), no ping-pong between the
+// consumer warpgroups, 16-byte cp.async instead of TMA. Branch wt-hopper-v2 has the first three addressed
+// (slots one tile ahead through shared memory, 3 stages, ATTNBENCH_HOPPER_PINGPONG=1), compiled but never run.
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
@@ -37,7 +46,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -73,11 +81,11 @@ template <int D>
 struct Shape;
 template <>
 struct Shape<64> {
-  static constexpr int BN = 128, kStages = 4;
+  static constexpr int BN = 128, kStages = 3;
 };
 template <>
 struct Shape<128> {
-  static constexpr int BN = 128, kStages = 3;
+  static constexpr int BN = 128, kStages = 2;
 };
 template <>
 struct Shape<256> {
@@ -89,10 +97,8 @@ struct Layout {
   static constexpr int BN = Shape<D>::BN, kStages = Shape<D>::kStages;
   static constexpr int kQBytes = kRowsPerWg * D * 2;  // one consumer warpgroup's Q tile
   static constexpr int kTileBytes = BN * D * 2;       // one K (or V) stage
-  static constexpr int kSlotOffset = 2 * kQBytes + 2 * kStages * kTileBytes;  // int [2][BN]: the producer's slots
-  static constexpr int kBarOffset = kSlotOffset + 2 * BN * 4;
+  static constexpr int kBarOffset = 2 * kQBytes + 2 * kStages * kTileBytes;
   static constexpr int kSmemBytes = kBarOffset + 16 * kStages + 1024;  // + alignment slack
-  static_assert(kSmemBytes <= 227 * 1024);
   static_assert(D % 64 == 0 && BN % 16 == 0);
 };
 
@@ -136,9 +142,6 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, int parity) {
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void named_bar_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_bar_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -223,9 +226,7 @@ __device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, 
 }
 #endif  // ATTNBENCH_HOPPER_DEVICE
 
-// kPingPong: the two consumer warpgroups take turns issuing their wgmma batches (named barriers 4 and 5), so that
-// one's softmax runs while the other's matrix products do; both then visit every tile of the CTA.
-template <typename T, int D, bool kPingPong>
+template <typename T, int D>
 __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const HopperArgs a) {
 #ifdef ATTNBENCH_HOPPER_DEVICE
   using L = Layout<D>;
@@ -239,7 +240,6 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
   const std::uint32_t sQ = base;  // consumer warpgroup w: sQ + w * kQBytes
   const std::uint32_t sK = sQ + 2 * L::kQBytes;
   const std::uint32_t sV = sK + kStages * L::kTileBytes;
-  int* const slot_buf = reinterpret_cast<int*>(smem + L::kSlotOffset);  // [2][BN]
   const std::uint32_t bar_full = base + L::kBarOffset;  // stage s: + 8 s
   const std::uint32_t bar_empty = bar_full + 8 * kStages;
 
@@ -283,28 +283,17 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     const T* const kg = static_cast<const T*>(a.k) + kvh * D + pc * 8;
     const T* const vg = static_cast<const T*>(a.v) + kvh * D + pc * 8;
     const std::int64_t stride = static_cast<std::int64_t>(a.num_kv_heads) * D;
-    // Slots: thread t < BN resolves row t of a tile (one index load) one tile ahead, so that the load is in flight
-    // while the producer waits for a free stage; the tile's slots then go through shared memory (double buffer,
-    // one producer-only barrier per tile) to the threads that copy the rows.
-    auto slot_of = [&](int i) {
-      const int m = (t_begin + i) * BN + tid;
-      return tid < BN && m < r.kv_len ? kv_slot(a, b, r.kv_base, m) : -1;
-    };
-    int next_slot = n_tiles > 0 ? slot_of(0) : -1;
     for (int i = 0; i < n_tiles; ++i) {
       const int st = i % kStages;
-      int* const sb = slot_buf + (i & 1) * BN;
-      if (tid < BN) sb[tid] = next_slot;
-      named_bar_sync(3, 128);
-      if (i + 1 < n_tiles) next_slot = slot_of(i + 1);
       if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
+      const int n0 = (t_begin + i) * BN;
       const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
-#pragma unroll
+#pragma unroll 4
       for (int p = 0; p < kPasses; ++p) {
         const int row = prow + p * kRpp;
-        const int slot = sb[row];
-        const bool valid = slot >= 0;
-        const std::int64_t off = valid ? static_cast<std::int64_t>(slot) * stride : 0;
+        const int m = n0 + row;
+        const bool valid = m < r.kv_len;
+        const std::int64_t off = valid ? static_cast<std::int64_t>(kv_slot(a, b, r.kv_base, m)) * stride : 0;
         const std::uint32_t so = swz(row, pc, BN);
         cp_async_16(dk + so, kg + off, valid);
         cp_async_16(dv + so, vg + off, valid);
@@ -355,9 +344,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     const int tok_first = (w * kRowsPerWg) / group;
     const int tok_last = min(min((w * kRowsPerWg + kRowsPerWg - 1) / group, tpt - 1), r.q_len - 1 - j0);
     int i_lo = 0, i_hi = 0;
-    if (kPingPong) {
-      i_hi = n_tiles;  // equal turn counts in both warpgroups; the mask covers what this warpgroup cannot see
-    } else if (w * kRowsPerWg < rows_used && tok_first <= tok_last) {
+    if (w * kRowsPerWg < rows_used && tok_first <= tok_last) {
       int whi = r.kv_len;
       if (a.causal) whi = min(whi, r.q_pos0 + j0 + tok_last - r.kv_pos0 + 1);
       int wlo = 0;
@@ -468,17 +455,6 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     };
     auto release = [&](int i) { mbar_arrive(bar_empty + 8 * (i % kStages)); };
 
-    // Turns (kPingPong): warpgroup w issues after bar.sync(4 + w) and then lets the other one go; warpgroup 1
-    // lets warpgroup 0 start and skips its last hand-over, so every barrier phase completes (n_tiles + 1 turns).
-    const bool pp = kPingPong && n_tiles > 0;
-    auto turn_wait = [&] {
-      if (pp) named_bar_sync(4 + w, 256);
-    };
-    auto turn_pass = [&] {
-      if (pp) named_bar_arrive(4 + (1 - w), 256);
-    };
-    if (pp && w == 1) named_bar_arrive(4, 256);
-
     for (int i = 0; i < i_lo; ++i) {
       wait_full(i);
       release(i);
@@ -486,11 +462,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     if (i_lo < i_hi) {
       wait_full(i_lo);
       fence_regs(s);
-      turn_wait();
       wgmma_fence();
       issue_qk(i_lo);
       wgmma_commit();
-      turn_pass();
       wgmma_wait<0>();
       fence_regs(s);
       softmax(i_lo);  // O is zero: no rescale
@@ -500,15 +474,14 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
       for (int i = i_lo; i + 1 < i_hi; ++i) {
         wait_full(i + 1);
         fence_regs(s);
-        fence_regs(o);
-        fence_regs(pa);
-        turn_wait();
         wgmma_fence();
         issue_qk(i + 1);
         wgmma_commit();
+        fence_regs(o);
+        fence_regs(pa);
+        wgmma_fence();
         issue_pv(i);
         wgmma_commit();
-        turn_pass();
         wgmma_wait<1>();
         fence_regs(s);
         const bool rescale = softmax(i + 1);
@@ -529,11 +502,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
       }
       fence_regs(o);
       fence_regs(pa);
-      turn_wait();
       wgmma_fence();
       issue_pv(i_hi - 1);
       wgmma_commit();
-      if (w == 0) turn_pass();
       wgmma_wait<0>();
       fence_regs(o);
       fence_regs(pa);
@@ -601,10 +572,10 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
 #endif
 }
 
-template <typename T, int D, bool kPingPong>
+template <typename T, int D>
 bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
   using L = Layout<D>;
-  auto* kernel = prefill_hopper_kernel<T, D, kPingPong>;
+  auto* kernel = prefill_hopper_kernel<T, D>;
   static const bool smem_set = [kernel] {
     ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -619,31 +590,18 @@ bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t str
   return true;
 }
 
-template <typename T, bool kPingPong>
+template <typename T>
 bool dispatch(const HopperArgs& a, int head_dim, int max_q_len, int batch_size, cudaStream_t stream) {
   switch (head_dim) {
     case 64:
-      return launch<T, 64, kPingPong>(a, max_q_len, batch_size, stream);
+      return launch<T, 64>(a, max_q_len, batch_size, stream);
     case 128:
-      return launch<T, 128, kPingPong>(a, max_q_len, batch_size, stream);
+      return launch<T, 128>(a, max_q_len, batch_size, stream);
     case 256:
-      return launch<T, 256, kPingPong>(a, max_q_len, batch_size, stream);
+      return launch<T, 256>(a, max_q_len, batch_size, stream);
     default:
       return false;
   }
-}
-
-// ATTNBENCH_HOPPER_PINGPONG=1|0 (measurement knob; unset: kPingPongDefault).
-constexpr bool kPingPongDefault = false;
-bool pingpong() {
-  static const bool on = [] {
-    const char* v = std::getenv("ATTNBENCH_HOPPER_PINGPONG");
-    const std::string s = v ? v : "";
-    if (s.empty()) return kPingPongDefault;
-    if (s == "0" || s == "1") return s == "1";
-    throw InputError("ATTNBENCH_HOPPER_PINGPONG: expected 0 or 1, got '" + s + "'");
-  }();
-  return on;
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
@@ -688,12 +646,8 @@ bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   a.cap_in = cap ? p.sm_scale / p.logits_soft_cap : 0.0f;
   a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
   const auto s = static_cast<cudaStream_t>(stream);
-  if (pingpong()) {
-    if (p.dtype == DType::bf16) return dispatch<__nv_bfloat16, true>(a, p.head_dim, p.max_q_len, p.batch_size, s);
-    return dispatch<__half, true>(a, p.head_dim, p.max_q_len, p.batch_size, s);
-  }
-  if (p.dtype == DType::bf16) return dispatch<__nv_bfloat16, false>(a, p.head_dim, p.max_q_len, p.batch_size, s);
-  return dispatch<__half, false>(a, p.head_dim, p.max_q_len, p.batch_size, s);
+  if (p.dtype == DType::bf16) return dispatch<__nv_bfloat16>(a, p.head_dim, p.max_q_len, p.batch_size, s);
+  return dispatch<__half>(a, p.head_dim, p.max_q_len, p.batch_size, s);
 }
 
 }  // namespace attnbench
