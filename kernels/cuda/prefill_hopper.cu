@@ -33,8 +33,8 @@
 // That is 0.56-0.61 of cuDNN's 532-573 on the same card: far from the FA3-class 600+. What limits it was not
 // profiled (the device time ran out); leads: the producer resolves the slots of a paged tile with dependent index
 // loads (4 round trips per tile), one tile of lookahead at head_dim 128 (2 stages), no ping-pong between the
-// consumer warpgroups, 16-byte cp.async instead of TMA. Branch wt-hopper-v2 has the first three addressed
-// (slots one tile ahead through shared memory, 3 stages, ATTNBENCH_HOPPER_PINGPONG=1), compiled but never run.
+// consumer warpgroups, 16-byte cp.async instead of TMA. ATTNBENCH_HOPPER_VARIANT=1 addresses the first two
+// (slots one tile ahead through shared memory, 3 stages), =2 also the third (ping-pong): compiled, never run.
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
@@ -46,6 +46,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -79,27 +80,30 @@ constexpr int kRows = 2 * kRowsPerWg;
 
 template <int D>
 struct Shape;
+// kStagesDeep: the stages of the `deep` variant (ATTNBENCH_HOPPER_VARIANT below).
 template <>
 struct Shape<64> {
-  static constexpr int BN = 128, kStages = 3;
+  static constexpr int BN = 128, kStages = 3, kStagesDeep = 4;
 };
 template <>
 struct Shape<128> {
-  static constexpr int BN = 128, kStages = 2;
+  static constexpr int BN = 128, kStages = 2, kStagesDeep = 3;
 };
 template <>
 struct Shape<256> {
-  static constexpr int BN = 64, kStages = 2;
+  static constexpr int BN = 64, kStages = 2, kStagesDeep = 2;
 };
 
-template <int D>
+template <int D, bool kDeep>
 struct Layout {
-  static constexpr int BN = Shape<D>::BN, kStages = Shape<D>::kStages;
+  static constexpr int BN = Shape<D>::BN, kStages = kDeep ? Shape<D>::kStagesDeep : Shape<D>::kStages;
   static constexpr int kQBytes = kRowsPerWg * D * 2;  // one consumer warpgroup's Q tile
   static constexpr int kTileBytes = BN * D * 2;       // one K (or V) stage
-  static constexpr int kBarOffset = 2 * kQBytes + 2 * kStages * kTileBytes;
+  static constexpr int kSlotOffset = 2 * kQBytes + 2 * kStages * kTileBytes;  // deep: int [2][BN], the slots
+  static constexpr int kBarOffset = kSlotOffset + (kDeep ? 2 * BN * 4 : 0);
   static constexpr int kSmemBytes = kBarOffset + 16 * kStages + 1024;  // + alignment slack
   static_assert(D % 64 == 0 && BN % 16 == 0);
+  static_assert(kSmemBytes <= 227 * 1024);
 };
 
 // Byte offset of 16-byte chunk c of row `row` in a [rows, D] tile stored as D / 64 blocks of [rows, 64] with the
@@ -142,6 +146,9 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, int parity) {
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void named_bar_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -226,10 +233,16 @@ __device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, 
 }
 #endif  // ATTNBENCH_HOPPER_DEVICE
 
-template <typename T, int D>
+// Variants (ATTNBENCH_HOPPER_VARIANT; 0, the default, is the one measured on the H200):
+//   kDeep: the producer resolves a tile's slots one tile ahead (thread t < BN loads row t's index while the
+//     producer waits for a free stage) and passes them through shared memory, instead of each copying thread
+//     resolving its rows' slots with dependent loads; one more stage at head_dim 64 / 128.
+//   kPingPong: the two consumer warpgroups take turns issuing their wgmma batches (named barriers 4 and 5), so
+//     that one's softmax runs while the other's matrix products do; both then visit every tile of the CTA.
+template <typename T, int D, bool kDeep, bool kPingPong>
 __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const HopperArgs a) {
 #ifdef ATTNBENCH_HOPPER_DEVICE
-  using L = Layout<D>;
+  using L = Layout<D, kDeep>;
   constexpr int BN = L::BN, kStages = L::kStages;
   constexpr int kCpr = D / 8;  // 16-byte chunks per row
 
@@ -240,6 +253,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
   const std::uint32_t sQ = base;  // consumer warpgroup w: sQ + w * kQBytes
   const std::uint32_t sK = sQ + 2 * L::kQBytes;
   const std::uint32_t sV = sK + kStages * L::kTileBytes;
+  int* const slot_buf = reinterpret_cast<int*>(smem + L::kSlotOffset);  // [2][BN] (kDeep)
   const std::uint32_t bar_full = base + L::kBarOffset;  // stage s: + 8 s
   const std::uint32_t bar_empty = bar_full + 8 * kStages;
 
@@ -283,6 +297,35 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     const T* const kg = static_cast<const T*>(a.k) + kvh * D + pc * 8;
     const T* const vg = static_cast<const T*>(a.v) + kvh * D + pc * 8;
     const std::int64_t stride = static_cast<std::int64_t>(a.num_kv_heads) * D;
+    if constexpr (kDeep) {
+      // Double-buffered slots: the barrier of tile i + 1 orders every read of buffer i & 1 (tile i) before the
+      // writes of tile i + 2.
+      auto slot_of = [&](int i) {
+        const int m = (t_begin + i) * BN + tid;
+        return tid < BN && m < r.kv_len ? kv_slot(a, b, r.kv_base, m) : -1;
+      };
+      int next_slot = n_tiles > 0 ? slot_of(0) : -1;
+      for (int i = 0; i < n_tiles; ++i) {
+        const int st = i % kStages;
+        int* const sb = slot_buf + (i & 1) * BN;
+        if (tid < BN) sb[tid] = next_slot;
+        named_bar_sync(3, 128);
+        if (i + 1 < n_tiles) next_slot = slot_of(i + 1);
+        if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
+        const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p) {
+          const int row = prow + p * kRpp;
+          const int slot = sb[row];
+          const bool valid = slot >= 0;
+          const std::int64_t off = valid ? static_cast<std::int64_t>(slot) * stride : 0;
+          const std::uint32_t so = swz(row, pc, BN);
+          cp_async_16(dk + so, kg + off, valid);
+          cp_async_16(dv + so, vg + off, valid);
+        }
+        cp_async_mbar_arrive_noinc(bar_full + 8 * st);
+      }
+    } else
     for (int i = 0; i < n_tiles; ++i) {
       const int st = i % kStages;
       if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
@@ -344,7 +387,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     const int tok_first = (w * kRowsPerWg) / group;
     const int tok_last = min(min((w * kRowsPerWg + kRowsPerWg - 1) / group, tpt - 1), r.q_len - 1 - j0);
     int i_lo = 0, i_hi = 0;
-    if (w * kRowsPerWg < rows_used && tok_first <= tok_last) {
+    if (kPingPong) {
+      i_hi = n_tiles;  // equal turn counts in both warpgroups; the mask covers what this warpgroup cannot see
+    } else if (w * kRowsPerWg < rows_used && tok_first <= tok_last) {
       int whi = r.kv_len;
       if (a.causal) whi = min(whi, r.q_pos0 + j0 + tok_last - r.kv_pos0 + 1);
       int wlo = 0;
@@ -455,6 +500,18 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     };
     auto release = [&](int i) { mbar_arrive(bar_empty + 8 * (i % kStages)); };
 
+    // Turns (kPingPong): warpgroup w issues after bar.sync(4 + w) and then lets the other one go; warpgroup 1
+    // lets warpgroup 0 start and skips its last hand-over, so every barrier phase completes (n_tiles + 1 turns
+    // each). Without kPingPong these are no-ops.
+    const bool pp = kPingPong && n_tiles > 0;
+    auto turn_wait = [&] {
+      if (pp) named_bar_sync(4 + w, 256);
+    };
+    auto turn_pass = [&] {
+      if (pp) named_bar_arrive(4 + (1 - w), 256);
+    };
+    if (pp && w == 1) named_bar_arrive(4, 256);
+
     for (int i = 0; i < i_lo; ++i) {
       wait_full(i);
       release(i);
@@ -462,9 +519,11 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
     if (i_lo < i_hi) {
       wait_full(i_lo);
       fence_regs(s);
+      turn_wait();
       wgmma_fence();
       issue_qk(i_lo);
       wgmma_commit();
+      turn_pass();
       wgmma_wait<0>();
       fence_regs(s);
       softmax(i_lo);  // O is zero: no rescale
@@ -474,6 +533,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
       for (int i = i_lo; i + 1 < i_hi; ++i) {
         wait_full(i + 1);
         fence_regs(s);
+        turn_wait();
         wgmma_fence();
         issue_qk(i + 1);
         wgmma_commit();
@@ -482,6 +542,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
         wgmma_fence();
         issue_pv(i);
         wgmma_commit();
+        turn_pass();
         wgmma_wait<1>();
         fence_regs(s);
         const bool rescale = softmax(i + 1);
@@ -502,9 +563,11 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
       }
       fence_regs(o);
       fence_regs(pa);
+      turn_wait();
       wgmma_fence();
       issue_pv(i_hi - 1);
       wgmma_commit();
+      if (w == 0) turn_pass();
       wgmma_wait<0>();
       fence_regs(o);
       fence_regs(pa);
@@ -572,10 +635,10 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
 #endif
 }
 
-template <typename T, int D>
+template <typename T, int D, bool kDeep, bool kPingPong>
 bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
-  using L = Layout<D>;
-  auto* kernel = prefill_hopper_kernel<T, D>;
+  using L = Layout<D, kDeep>;
+  auto* kernel = prefill_hopper_kernel<T, D, kDeep, kPingPong>;
   static const bool smem_set = [kernel] {
     ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -590,18 +653,45 @@ bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t str
   return true;
 }
 
-template <typename T>
+template <typename T, bool kDeep, bool kPingPong>
 bool dispatch(const HopperArgs& a, int head_dim, int max_q_len, int batch_size, cudaStream_t stream) {
   switch (head_dim) {
     case 64:
-      return launch<T, 64>(a, max_q_len, batch_size, stream);
+      return launch<T, 64, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
     case 128:
-      return launch<T, 128>(a, max_q_len, batch_size, stream);
+      return launch<T, 128, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
     case 256:
-      return launch<T, 256>(a, max_q_len, batch_size, stream);
+      return launch<T, 256, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
     default:
       return false;
   }
+}
+
+template <typename T>
+bool dispatch_variant(int variant, const HopperArgs& a, int head_dim, int max_q_len, int batch_size,
+                      cudaStream_t stream) {
+  switch (variant) {
+    case 1:
+      return dispatch<T, true, false>(a, head_dim, max_q_len, batch_size, stream);
+    case 2:
+      return dispatch<T, true, true>(a, head_dim, max_q_len, batch_size, stream);
+    default:
+      return dispatch<T, false, false>(a, head_dim, max_q_len, batch_size, stream);
+  }
+}
+
+// ATTNBENCH_HOPPER_VARIANT: 0 (unset: the kernel measured on the H200), 1 = deep, 2 = deep + ping-pong (both
+// compiled, not yet run on a GPU: a measurement knob for the next device run).
+int hopper_variant() {
+  static const int v = [] {
+    const char* e = std::getenv("ATTNBENCH_HOPPER_VARIANT");
+    const std::string s = e ? e : "";
+    if (s.empty() || s == "0") return 0;
+    if (s == "1") return 1;
+    if (s == "2") return 2;
+    throw InputError("ATTNBENCH_HOPPER_VARIANT: expected 0, 1 or 2, got '" + s + "'");
+  }();
+  return v;
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
@@ -646,8 +736,9 @@ bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   a.cap_in = cap ? p.sm_scale / p.logits_soft_cap : 0.0f;
   a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
   const auto s = static_cast<cudaStream_t>(stream);
-  if (p.dtype == DType::bf16) return dispatch<__nv_bfloat16>(a, p.head_dim, p.max_q_len, p.batch_size, s);
-  return dispatch<__half>(a, p.head_dim, p.max_q_len, p.batch_size, s);
+  const int variant = hopper_variant();
+  if (p.dtype == DType::bf16) return dispatch_variant<__nv_bfloat16>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
+  return dispatch_variant<__half>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
 }
 
 }  // namespace attnbench
