@@ -27,6 +27,8 @@
 // CTAs are launched heaviest causal tile first, the query heads of a KV group side by side (K/V reuse in L2).
 // fp32 storage uses the generic kernel (one warp per (query row, head)); launch_attention_prefill_generic
 // exposes it for any dtype as a GPU cross-check.
+// On an sm_90 GPU launch_attention_prefill may hand bf16 / fp16 calls to the Hopper kernel instead
+// (kernels/cuda/prefill_hopper.cu; ATTNBENCH_PREFILL_KERNEL, kernels_cuda.cuh); this kernel is the fallback.
 // Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; see the test's TFLOP/s print): ragged 289-319
 // TFLOP/s for B=1 S=4k..16k, token_indices / block_table 7-12% below; PyTorch FA2 259-344 in the same job.
 #include <cuda_bf16.h>
