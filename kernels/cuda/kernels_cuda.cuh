@@ -18,6 +18,19 @@ void launch_attention_decode(const AttentionParams& p, void* stream);   // kerne
 // an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
 void launch_attention_decode_generic(const AttentionParams& p, void* stream);
 void launch_attention_prefill(const AttentionParams& p, void* stream);  // kernels/cuda/prefill_attention.cu
+// Which prefill kernel: `automatic` = the FA2-class kernel for now (kHopperByDefault in prefill_attention.cu:
+// the Hopper kernel for ragged K/V with head_dim 128 once it has passed the sanitizers); `fa2` = always the
+// FA2-class kernel; `hopper` = the Hopper kernel where it takes the call (fp32 / fp8 / other shapes still go to
+// the FA2-class kernel), Unsupported on a GPU without it. launch_attention_prefill uses
+// prefill_kernel_from_env(): ATTNBENCH_PREFILL_KERNEL=fa2|hopper (unset or empty: automatic; anything else:
+// InputError naming the variable).
+enum class PrefillKernel { automatic, fa2, hopper };
+PrefillKernel prefill_kernel_from_env();
+void launch_attention_prefill_with(const AttentionParams& p, void* stream, PrefillKernel kernel);
+// kernels/cuda/prefill_hopper.cu: true when this process's current GPU can run the Hopper kernel; the launch
+// returns false (nothing launched) where the kernel does not take p.
+bool prefill_hopper_usable();
+bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream);
 void launch_merge_state(const MergeStateParams& p, void* stream);       // kernels/cuda/merge_state.cu
 void launch_fill_uniform(const FillParams& p, void* stream);            // kernels/cuda/fill.cu
 void launch_copy_rows(const CopyRowsParams& p, void* stream);           // kernels/cuda/copy_rows.cu

@@ -27,6 +27,8 @@
 // CTAs are launched heaviest causal tile first, the query heads of a KV group side by side (K/V reuse in L2).
 // fp32 storage uses the generic kernel (one warp per (query row, head)); launch_attention_prefill_generic
 // exposes it for any dtype as a GPU cross-check.
+// On an sm_90 GPU launch_attention_prefill may hand bf16 / fp16 calls to the Hopper kernel instead
+// (kernels/cuda/prefill_hopper.cu; ATTNBENCH_PREFILL_KERNEL, kernels_cuda.cuh); this kernel is the fallback.
 // Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; see the test's TFLOP/s print): ragged 289-319
 // TFLOP/s for B=1 S=4k..16k, token_indices / block_table 7-12% below; PyTorch FA2 259-344 in the same job.
 #include <cuda_bf16.h>
@@ -35,6 +37,7 @@
 
 #include <cmath>
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -647,9 +650,36 @@ void launch_attention_prefill_generic(const AttentionParams& p, void* stream) {
   launch_generic(make_args(p), p.max_q_len, p.batch_size, static_cast<cudaStream_t>(stream));
 }
 
+PrefillKernel prefill_kernel_from_env() {
+  static const PrefillKernel choice = [] {
+    const char* v = std::getenv("ATTNBENCH_PREFILL_KERNEL");
+    const std::string s = v ? v : "";
+    if (s.empty()) return PrefillKernel::automatic;
+    if (s == "fa2") return PrefillKernel::fa2;
+    if (s == "hopper") return PrefillKernel::hopper;
+    throw InputError("ATTNBENCH_PREFILL_KERNEL: expected fa2 or hopper, got '" + s + "'");
+  }();
+  return choice;
+}
+
 void launch_attention_prefill(const AttentionParams& p, void* stream) {
+  launch_attention_prefill_with(p, stream, prefill_kernel_from_env());
+}
+
+void launch_attention_prefill_with(const AttentionParams& p, void* stream, PrefillKernel kernel) {
   using namespace prefill_detail;
   check_params(p);
+  if (kernel == PrefillKernel::hopper && !prefill_hopper_usable())
+    throw Unsupported("attention_prefill: the Hopper kernel needs an sm_90 GPU and a build with sm_90a code");
+  // automatic: this kernel, until the Hopper kernel has passed compute-sanitizer memcheck and racecheck on the
+  // H200 (it passed every prefill GPU test there; the sanitizers did not run, 2026-12-01). Then: the Hopper
+  // kernel where it measured faster (ragged K/V, head_dim 128: 304-330 against 288-315 TFLOP/s; with a block
+  // table of page 64 it measured 244-258 against 256-281): see README, "Prefill kernels on Hopper".
+  constexpr bool kHopperByDefault = false;
+  const bool hopper_first = kernel == PrefillKernel::hopper ||
+                            (kHopperByDefault && kernel == PrefillKernel::automatic &&
+                             p.addressing == KvAddressing::ragged && p.head_dim == 128);
+  if (hopper_first && launch_attention_prefill_hopper(p, stream)) return;
   if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return;
   const PrefillArgs a = make_args(p);
   const auto s = static_cast<cudaStream_t>(stream);

@@ -6,6 +6,7 @@
 #include "device/cpu_device.hpp"
 #if defined(ATTNBENCH_HAS_CUDA)
 #include "device/cuda_device.hpp"
+#include "kernels/cuda/kernels_cuda.cuh"
 #endif
 
 namespace attnbench {
@@ -63,6 +64,9 @@ DeviceChoice resolve_usable_device(DeviceChoice choice) {
   const DeviceChoice c = resolve_device_choice(choice);
   if (c == DeviceChoice::cuda && !gpu_availability().usable)
     throw InputError("--device cuda: no usable GPU (" + gpu_availability().detail + ")");
+#if defined(ATTNBENCH_HAS_CUDA)
+  if (c == DeviceChoice::cuda) (void)prefill_kernel_from_env();  // a bad ATTNBENCH_PREFILL_KERNEL: exit 2 up front
+#endif
   return c;
 }
 

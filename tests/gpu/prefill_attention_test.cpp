@@ -1,5 +1,6 @@
-// GPU tests of launch_attention_prefill (kernels/cuda/prefill_attention.cu) against its CPU twin
-// attention_prefill_cpu, on seeded random inputs (q in [-4, 4), k / v in [-1, 1); never zeros), with the
+// GPU tests of launch_attention_prefill (kernels/cuda/prefill_attention.cu: the FA2-class kernel, and on an
+// sm_90 GPU the Hopper kernel of kernels/cuda/prefill_hopper.cu; every case runs on each kernel the GPU has)
+// against its CPU twin attention_prefill_cpu, on seeded random inputs (q in [-4, 4), k / v in [-1, 1); never zeros), with the
 // outputs poisoned (0xFF bytes: NaN) before each launch so that an unwritten element fails.
 // Also: CUDA-graph replay equals the eager launch bitwise, and a timing print (TFLOP/s, never asserted).
 //   ctest -L gpu -R Prefill          or   attnbench_gpu_tests --gtest_filter='Prefill*'
@@ -315,7 +316,26 @@ Errors compare(const Case& c, const Inputs& in, const std::vector<unsigned char>
   return e;
 }
 
-// Runs the CPU twin and the GPU kernel on one case and checks every output element.
+// The prefill kernels this GPU runs: the FA2-class kernel always, the Hopper kernel on sm_90.
+std::vector<PrefillKernel> kernels_under_test() {
+  std::vector<PrefillKernel> k = {PrefillKernel::fa2};
+  if (prefill_hopper_usable()) k.push_back(PrefillKernel::hopper);
+  return k;
+}
+
+const char* kernel_name(PrefillKernel k) {
+  switch (k) {
+    case PrefillKernel::fa2:
+      return "fa2";
+    case PrefillKernel::hopper:
+      return "hopper";
+    case PrefillKernel::automatic:
+      return "auto";
+  }
+  return "?";
+}
+
+// Runs the CPU twin and the GPU kernels on one case and checks every output element of each.
 void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
   const Inputs in = make_inputs(c);
@@ -339,16 +359,20 @@ void run_case(const Case& c) {
   attention_prefill_cpu(make_params(c, in, hp));
 
   const DeviceInputs d = upload(c, in);
-  poison(d, c, in);
-  cudaStream_t stream;
-  cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-  launch_attention_prefill(make_params(c, in, d.ptrs()), stream);
-  cuda_ok(cudaStreamSynchronize(stream), "prefill kernel");
-  cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
-  const Errors e = compare(c, in, d.o.download<unsigned char>(), d.lse.download<float>(), o_ref, lse_ref);
-  std::printf("  %-48s max_abs %.3g  lse_max_rel %.3g\n", c.name.c_str(), e.max_abs, e.lse_max_rel);
-  EXPECT_EQ(e.bad, 0) << "output elements over tolerance " << tolerance(c.dtype) << ", max abs " << e.max_abs;
-  EXPECT_EQ(e.lse_bad, 0) << "lse entries off by more than 1e-3 relative, max " << e.lse_max_rel;
+  for (PrefillKernel k : kernels_under_test()) {
+    SCOPED_TRACE(kernel_name(k));
+    poison(d, c, in);
+    cudaStream_t stream;
+    cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    launch_attention_prefill_with(make_params(c, in, d.ptrs()), stream, k);
+    cuda_ok(cudaStreamSynchronize(stream), "prefill kernel");
+    cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    const Errors e = compare(c, in, d.o.download<unsigned char>(), d.lse.download<float>(), o_ref, lse_ref);
+    std::printf("  %-6s %-48s max_abs %.3g  lse_max_rel %.3g\n", kernel_name(k), c.name.c_str(), e.max_abs,
+                e.lse_max_rel);
+    EXPECT_EQ(e.bad, 0) << "output elements over tolerance " << tolerance(c.dtype) << ", max abs " << e.max_abs;
+    EXPECT_EQ(e.lse_bad, 0) << "lse entries off by more than 1e-3 relative, max " << e.lse_max_rel;
+  }
 }
 
 const char* addressing_name(KvAddressing a) {
@@ -439,10 +463,11 @@ std::vector<Case> all_cases() {
     c.seed = seed++;
     cases.push_back(c);
   }
-  // GQA 1 / 4 / 8 x head_dim 64 / 128 / 256 x bf16 / fp16.
+  // GQA 1 / 3 / 4 / 8 / 16 x head_dim 64 / 128 / 256 x bf16 / fp16 (the Hopper kernel packs 128 / group tokens
+  // x group heads per CTA: 3 leaves 2 idle rows, 16 gives 8 tokens).
   for (DType t : {DType::bf16, DType::fp16})
     for (int d : {64, 128, 256})
-      for (int g : {1, 4, 8}) {
+      for (int g : {1, 3, 4, 8, 16}) {
         Case c = base_case(std::string(dtype_name(t)) + "_d" + std::to_string(d) + "_g" + std::to_string(g),
                            g == 4 ? KvAddressing::block_table : KvAddressing::token_indices, {129, 1, 64, 250},
                            {0, 70, 3, 190});
@@ -539,26 +564,58 @@ TEST(PrefillAttention, GraphReplayEqualsEager) {
   const AttentionParams p = make_params(c, in, d.ptrs());
   cudaStream_t stream;
   cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-  poison(d, c, in);
-  launch_attention_prefill(p, stream);
-  cuda_ok(cudaStreamSynchronize(stream), "eager");
-  const auto o_eager = d.o.download<unsigned char>();
-  const auto lse_eager = d.lse.download<float>();
-  poison(d, c, in);
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
-  launch_attention_prefill(p, stream);
-  cuda_ok(cudaStreamEndCapture(stream, &graph), "end capture");
-  cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-  cuda_ok(cudaGraphLaunch(exec, stream), "replay");
-  cuda_ok(cudaStreamSynchronize(stream), "replay sync");
-  EXPECT_EQ(d.o.download<unsigned char>(), o_eager);
-  const auto lse_graph = d.lse.download<float>();
-  EXPECT_EQ(0, std::memcmp(lse_graph.data(), lse_eager.data(), lse_eager.size() * sizeof(float)));
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  for (PrefillKernel k : kernels_under_test()) {
+    SCOPED_TRACE(kernel_name(k));
+    poison(d, c, in);
+    launch_attention_prefill_with(p, stream, k);
+    cuda_ok(cudaStreamSynchronize(stream), "eager");
+    const auto o_eager = d.o.download<unsigned char>();
+    const auto lse_eager = d.lse.download<float>();
+    poison(d, c, in);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+    launch_attention_prefill_with(p, stream, k);
+    cuda_ok(cudaStreamEndCapture(stream, &graph), "end capture");
+    cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    cuda_ok(cudaGraphLaunch(exec, stream), "replay");
+    cuda_ok(cudaStreamSynchronize(stream), "replay sync");
+    EXPECT_EQ(d.o.download<unsigned char>(), o_eager);
+    const auto lse_graph = d.lse.download<float>();
+    EXPECT_EQ(0, std::memcmp(lse_graph.data(), lse_eager.data(), lse_eager.size() * sizeof(float)));
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
   cudaStreamDestroy(stream);
+}
+
+// On an sm_90 GPU the Hopper kernel takes every bf16 / fp16 shape with head_dim 64 / 128 / 256 (so the cases
+// above really ran it), and leaves fp32 and fp8 KV to the FA2-class kernel.
+TEST(PrefillAttention, HopperKernelTakesItsShapes) {
+  SKIP_WITHOUT_GPU();
+  if (!prefill_hopper_usable()) GTEST_SKIP() << "no sm_90 GPU (or no sm_90a code in this build)";
+  for (DType t : {DType::bf16, DType::fp16})
+    for (int d : {64, 128, 256}) {
+      Case c = base_case("hopper_takes", KvAddressing::block_table, {300, 5}, {10, 70});
+      c.dtype = t;
+      c.head_dim = d;
+      c.page_size = 32;
+      const Inputs in = make_inputs(c);
+      const DeviceInputs dev = upload(c, in);
+      EXPECT_TRUE(launch_attention_prefill_hopper(make_params(c, in, dev.ptrs()), nullptr))
+          << dtype_name(t) << " head_dim " << d;
+      cuda_ok(cudaDeviceSynchronize(), "hopper kernel");
+    }
+  Case c = base_case("hopper_declines_fp32", KvAddressing::token_indices, {33}, {5});
+  c.dtype = DType::fp32;
+  Inputs in = make_inputs(c);
+  DeviceInputs dev = upload(c, in);
+  EXPECT_FALSE(launch_attention_prefill_hopper(make_params(c, in, dev.ptrs()), nullptr));
+  c = base_case("hopper_declines_fp8", KvAddressing::token_indices, {33}, {5});
+  c.kv_fp8 = DType::fp8_e4m3;
+  in = make_inputs(c);
+  dev = upload(c, in);
+  EXPECT_FALSE(launch_attention_prefill_hopper(make_params(c, in, dev.ptrs()), nullptr));
 }
 
 TEST(PrefillAttention, UnsupportedHeadDimThrows) {
@@ -587,8 +644,9 @@ void print_tflops(KvAddressing addr, int page_size) {
   cudaEvent_t e0, e1;
   cuda_ok(cudaEventCreate(&e0), "event");
   cuda_ok(cudaEventCreate(&e1), "event");
-  std::printf("%-10s %-4s %-6s %-7s %9s %9s %18s\n", "addressing", "B", "S", "prefix", "ms", "TFLOP/s",
-              "max_abs_vs_generic");
+  std::printf("%-6s %-10s %-4s %-6s %-7s %9s %9s %18s\n", "kernel", "addressing", "B", "S", "prefix", "ms",
+              "TFLOP/s", "max_abs_vs_generic");
+  for (PrefillKernel kern : kernels_under_test())
   for (const Shape& s : shapes)
     for (int with_prefix = 0; with_prefix < 2; ++with_prefix) {
       const int prefix = with_prefix ? s.seq : 0;
@@ -604,11 +662,11 @@ void print_tflops(KvAddressing addr, int page_size) {
       double pairs = 0;
       for (int i = 0; i < s.batch; ++i) pairs += static_cast<double>(s.seq) * prefix + 0.5 * s.seq * (s.seq + 1.0);
       const double flops = 4.0 * c.hq * c.head_dim * pairs;
-      for (int w = 0; w < 2; ++w) launch_attention_prefill(p, stream);
+      for (int w = 0; w < 2; ++w) launch_attention_prefill_with(p, stream, kern);
       std::vector<float> ms;
       for (int r = 0; r < 10; ++r) {
         cuda_ok(cudaEventRecord(e0, stream), "record");
-        launch_attention_prefill(p, stream);
+        launch_attention_prefill_with(p, stream, kern);
         cuda_ok(cudaEventRecord(e1, stream), "record");
         cuda_ok(cudaEventSynchronize(e1), "prefill kernel");
         float t = 0;
@@ -633,8 +691,8 @@ void print_tflops(KvAddressing addr, int page_size) {
       }
       const std::string an =
           std::string(addressing_name(addr)) + (addr == KvAddressing::block_table ? std::to_string(page_size) : "");
-      std::printf("%-10s %-4d %-6d %-7d %9.3f %9.1f %18.3g\n", an.c_str(), s.batch, s.seq, prefix, med,
-                  flops / (med * 1e-3) / 1e12, max_abs);
+      std::printf("%-6s %-10s %-4d %-6d %-7d %9.3f %9.1f %18.3g\n", kernel_name(kern), an.c_str(), s.batch, s.seq,
+                  prefix, med, flops / (med * 1e-3) / 1e12, max_abs);
     }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);

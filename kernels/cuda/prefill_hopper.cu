@@ -1,0 +1,744 @@
+// attention_prefill on Hopper (sm_90a): the same op as kernels/cuda/prefill_attention.cu (extend / prefill,
+// FlashInfer's verify; semantics in kernels/params.hpp, AttentionParams; CPU twin attention_prefill_cpu), for
+// bf16 / fp16 storage with head_dim 64 / 128 / 256 over the three addressing modes. fp32 and fp8 KV stay on
+// the FA2-class kernel, which is also the fallback on other GPUs and for shapes this kernel does not take.
+// Selected by launch_attention_prefill (ATTNBENCH_PREFILL_KERNEL=fa2|hopper; unset: this kernel on sm_90 for
+// ragged K/V with head_dim 128, where it measured faster, the FA2-class kernel elsewhere).
+// Checked by: ctest -L gpu -R Prefill (tests/gpu/prefill_attention_test.cpp runs every case on both kernels).
+//
+// Design. One CTA = 3 warpgroups over 128 query rows of one KV head: warpgroup 0 is the producer (setmaxnreg
+// down to 40 registers), warpgroups 1 and 2 are consumers (232 registers) owning 64 rows each. GQA packing: the
+// rows are (token, query head) pairs of the KV head, token-major, so a CTA covers 128 / group tokens and every
+// K/V tile is loaded once for all query heads of the group.
+//   - Producer: each of its 128 threads resolves the slots (ragged row / token index / page) of the K and V
+//     rows it copies and issues 16-byte cp.async copies into the stage's tiles, laid out as wgmma's 128-byte
+//     swizzle wants (rows of 64 elements = 128 bytes, 16-byte chunk c of row r stored at chunk c ^ (r % 8),
+//     head_dim split into 64-column blocks); keys past the request are zero-filled. Completion is signalled
+//     on the stage's `full` mbarrier by cp.async.mbarrier.arrive.noinc (count 128), so the producer runs up to
+//     kStages tiles ahead; it waits on the stage's `empty` mbarrier (count 256: every consumer thread) before
+//     reusing a stage.
+//   - Consumers: Q (64 rows) is copied once into the warpgroup's own swizzled tile. Per KV tile: S = Q K^T by
+//     wgmma m64nBNk16 (A and B from shared memory, both K-major); online softmax in base 2 with a lazy max (O
+//     is rescaled only when a row's max grows by more than 2^8), masking only tiles that cross a causal /
+//     window / length boundary; P is converted to 16-bit registers and O += P V by the register-A wgmma
+//     m64nDk16 with V read MN-major (its [key, d] tile through the descriptor's transposed mode). The next
+//     tile's Q K^T is issued before this tile's P V, and its softmax runs while P V is in flight.
+//   - Tile skipping: a CTA visits only the KV tiles some row of it can see; a consumer warpgroup whose rows
+//     see none of a tile only passes the tile's barriers.
+//   - Epilogue: O is normalised (sinks join the denominator), staged through the warpgroup's Q tile and
+//     written with 16-byte stores; lse in natural log.
+// Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; tests/gpu/prefill_attention_test.cpp's TFLOP/s
+// print, both kernels in one process): ragged 304-330 TFLOP/s for B=1 S=4k..16k and B=4 S=4k (FA2-class
+// 288-315), B=16 S=1k 253 / 311 with a 1k prefix (FA2 238 / 286); block table page 64: 244-258 (FA2 256-281).
+// That is 0.56-0.61 of cuDNN's 532-573 on the same card: far from the FA3-class 600+. What limits it was not
+// profiled (the device time ran out); leads: the producer resolves the slots of a paged tile with dependent index
+// loads (4 round trips per tile), one tile of lookahead at head_dim 128 (2 stages), no ping-pong between the
+// consumer warpgroups, 16-byte cp.async instead of TMA. ATTNBENCH_HOPPER_VARIANT=1 addresses the first two
+// (slots one tile ahead through shared memory, 3 stages), =2 also the third (ping-pong): compiled, never run.
+// The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
+// in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
+// bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
+// blocks along N, SBO = between 8-row groups along K) are the PTX ISA's (matrix descriptor format, sm_90).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernel_args.cuh"
+#include "kernels/cuda/kernels_cuda.cuh"
+#include "kernels/cuda/wgmma_ops.cuh"
+#include "kernels/params.hpp"
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define ATTNBENCH_HOPPER_DEVICE 1
+#endif
+
+namespace attnbench {
+namespace hopper_detail {
+
+struct HopperArgs : cuda_detail::AttentionArgs {
+  float exp_scale;  // softcap ? 1 : sm_scale * log2(e)   (as prefill_attention.cu)
+  float cap_in;     // sm_scale / softcap
+  float cap_out;    // softcap * log2(e)
+};
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr float kLazyRescale = 8.0f;
+constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+constexpr int kRowsPerWg = 64;
+constexpr int kRows = 2 * kRowsPerWg;
+
+template <int D>
+struct Shape;
+// kStagesDeep: the stages of the `deep` variant (ATTNBENCH_HOPPER_VARIANT below).
+template <>
+struct Shape<64> {
+  static constexpr int BN = 128, kStages = 3, kStagesDeep = 4;
+};
+template <>
+struct Shape<128> {
+  static constexpr int BN = 128, kStages = 2, kStagesDeep = 3;
+};
+template <>
+struct Shape<256> {
+  static constexpr int BN = 64, kStages = 2, kStagesDeep = 2;
+};
+
+template <int D, bool kDeep>
+struct Layout {
+  static constexpr int BN = Shape<D>::BN, kStages = kDeep ? Shape<D>::kStagesDeep : Shape<D>::kStages;
+  static constexpr int kQBytes = kRowsPerWg * D * 2;  // one consumer warpgroup's Q tile
+  static constexpr int kTileBytes = BN * D * 2;       // one K (or V) stage
+  static constexpr int kSlotOffset = 2 * kQBytes + 2 * kStages * kTileBytes;  // deep: int [2][BN], the slots
+  static constexpr int kBarOffset = kSlotOffset + (kDeep ? 2 * BN * 4 : 0);
+  static constexpr int kSmemBytes = kBarOffset + 16 * kStages + 1024;  // + alignment slack
+  static_assert(D % 64 == 0 && BN % 16 == 0);
+  static_assert(kSmemBytes <= 227 * 1024);
+};
+
+// Byte offset of 16-byte chunk c of row `row` in a [rows, D] tile stored as D / 64 blocks of [rows, 64] with the
+// 128-byte swizzle (the tile base is 1024-byte aligned, so bits 7-9 of the offset are row % 8).
+__device__ __forceinline__ std::uint32_t swz(int row, int c, int rows) {
+  return static_cast<std::uint32_t>((c >> 3) * rows * 128 + row * 128 + (((c & 7) ^ (row & 7)) << 4));
+}
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+#ifdef ATTNBENCH_HOPPER_DEVICE
+__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit_wait_all() {
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void cp_async_mbar_arrive_noinc(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, int parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void named_bar_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving register reads / writes across a wgmma issue or wait.
+template <int N>
+__device__ __forceinline__ void fence_regs(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void fence_regs(std::uint32_t (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+// Shared-memory matrix descriptor, 128-byte swizzle.
+__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t saddr, std::uint32_t lbo, std::uint32_t sbo) {
+  return static_cast<std::uint64_t>((saddr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((lbo >> 4) & 0x3FFF) << 16) |
+         (static_cast<std::uint64_t>((sbo >> 4) & 0x3FFF) << 32) | (std::uint64_t{1} << 62);
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if constexpr (N == 64) wgmma_ss_m64n64k16_bf16(d, da, db, scale_d);
+    else wgmma_ss_m64n128k16_bf16(d, da, db, scale_d);
+  } else {
+    if constexpr (N == 64) wgmma_ss_m64n64k16_f16(d, da, db, scale_d);
+    else wgmma_ss_m64n128k16_f16(d, da, db, scale_d);
+  }
+}
+template <typename T, int N>
+__device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t db) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if constexpr (N == 64) wgmma_rs_m64n64k16_bf16(d, a, db);
+    else if constexpr (N == 128) wgmma_rs_m64n128k16_bf16(d, a, db);
+    else wgmma_rs_m64n256k16_bf16(d, a, db);
+  } else {
+    if constexpr (N == 64) wgmma_rs_m64n64k16_f16(d, a, db);
+    else if constexpr (N == 128) wgmma_rs_m64n128k16_f16(d, a, db);
+    else wgmma_rs_m64n256k16_f16(d, a, db);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  }
+}
+
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Row of key m (0 <= m < kv_len) of request i in k / v, in units of [num_kv_heads, head_dim] rows (block_table:
+// the page size is 1 << page_shift; the launcher checks it).
+__device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, int m) {
+  switch (a.addressing) {
+    case static_cast<int>(KvAddressing::ragged):
+      return kv_base + m;
+    case static_cast<int>(KvAddressing::token_indices):
+      return a.kv_indices[kv_base + m];
+    default: {
+      const int page_idx = m >> a.page_shift;
+      const int in_page = m - (page_idx << a.page_shift);
+      return (a.page_table[static_cast<std::int64_t>(i) * a.page_table_stride + page_idx] << a.page_shift) + in_page;
+    }
+  }
+}
+#endif  // ATTNBENCH_HOPPER_DEVICE
+
+// Variants (ATTNBENCH_HOPPER_VARIANT; 0, the default, is the one measured on the H200):
+//   kDeep: the producer resolves a tile's slots one tile ahead (thread t < BN loads row t's index while the
+//     producer waits for a free stage) and passes them through shared memory, instead of each copying thread
+//     resolving its rows' slots with dependent loads; one more stage at head_dim 64 / 128.
+//   kPingPong: the two consumer warpgroups take turns issuing their wgmma batches (named barriers 4 and 5), so
+//     that one's softmax runs while the other's matrix products do; both then visit every tile of the CTA.
+template <typename T, int D, bool kDeep, bool kPingPong>
+__global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const HopperArgs a) {
+#ifdef ATTNBENCH_HOPPER_DEVICE
+  using L = Layout<D, kDeep>;
+  constexpr int BN = L::BN, kStages = L::kStages;
+  constexpr int kCpr = D / 8;  // 16-byte chunks per row
+
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const std::uint32_t raw = smem_addr(smem_raw);
+  const std::uint32_t base = (raw + 1023u) & ~1023u;
+  unsigned char* const smem = smem_raw + (base - raw);
+  const std::uint32_t sQ = base;  // consumer warpgroup w: sQ + w * kQBytes
+  const std::uint32_t sK = sQ + 2 * L::kQBytes;
+  const std::uint32_t sV = sK + kStages * L::kTileBytes;
+  int* const slot_buf = reinterpret_cast<int*>(smem + L::kSlotOffset);  // [2][BN] (kDeep)
+  const std::uint32_t bar_full = base + L::kBarOffset;  // stage s: + 8 s
+  const std::uint32_t bar_empty = bar_full + 8 * kStages;
+
+  const int kvh = blockIdx.x, b = blockIdx.z;
+  const int q_tile = gridDim.y - 1 - blockIdx.y;  // heaviest (causal) tiles first
+  const cuda_detail::RequestView r = cuda_detail::request_view(a, b);
+  const int group = a.group;
+  const int tpt = kRows / group;  // tokens per CTA; rows [tpt * group, 128) are idle
+  const int rows_used = tpt * group;
+  const int j0 = q_tile * tpt;
+  if (j0 >= r.q_len) return;
+  const int jlast = min(j0 + tpt, r.q_len) - 1;
+
+  // Keys any row of this CTA can see: [lo, hi); tiles [t_begin, t_end).
+  int hi = r.kv_len;
+  if (a.causal) hi = min(hi, r.q_pos0 + jlast - r.kv_pos0 + 1);
+  int lo = 0;
+  if (a.window_left >= 0) lo = max(0, r.q_pos0 + j0 - a.window_left - r.kv_pos0);
+  const int t_begin = hi > lo ? lo / BN : 0;
+  const int t_end = hi > lo ? (hi + BN - 1) / BN : 0;
+  const int n_tiles = t_end - t_begin;
+
+  const int tid = threadIdx.x;
+  const int wg = tid >> 7;
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(bar_full + 8 * s, 128);
+      mbar_init(bar_empty + 8 * s, 2 * 128);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // ---------------------------------------------------------------- producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+    constexpr int kRpp = 128 / kCpr;  // rows per pass
+    constexpr int kPasses = BN / kRpp;
+    static_assert(BN % kRpp == 0);
+    const int prow = tid / kCpr, pc = tid % kCpr;
+    const T* const kg = static_cast<const T*>(a.k) + kvh * D + pc * 8;
+    const T* const vg = static_cast<const T*>(a.v) + kvh * D + pc * 8;
+    const std::int64_t stride = static_cast<std::int64_t>(a.num_kv_heads) * D;
+    if constexpr (kDeep) {
+      // Double-buffered slots: the barrier of tile i + 1 orders every read of buffer i & 1 (tile i) before the
+      // writes of tile i + 2.
+      auto slot_of = [&](int i) {
+        const int m = (t_begin + i) * BN + tid;
+        return tid < BN && m < r.kv_len ? kv_slot(a, b, r.kv_base, m) : -1;
+      };
+      int next_slot = n_tiles > 0 ? slot_of(0) : -1;
+      for (int i = 0; i < n_tiles; ++i) {
+        const int st = i % kStages;
+        int* const sb = slot_buf + (i & 1) * BN;
+        if (tid < BN) sb[tid] = next_slot;
+        named_bar_sync(3, 128);
+        if (i + 1 < n_tiles) next_slot = slot_of(i + 1);
+        if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
+        const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p) {
+          const int row = prow + p * kRpp;
+          const int slot = sb[row];
+          const bool valid = slot >= 0;
+          const std::int64_t off = valid ? static_cast<std::int64_t>(slot) * stride : 0;
+          const std::uint32_t so = swz(row, pc, BN);
+          cp_async_16(dk + so, kg + off, valid);
+          cp_async_16(dv + so, vg + off, valid);
+        }
+        cp_async_mbar_arrive_noinc(bar_full + 8 * st);
+      }
+    } else
+    for (int i = 0; i < n_tiles; ++i) {
+      const int st = i % kStages;
+      if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
+      const int n0 = (t_begin + i) * BN;
+      const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
+#pragma unroll 4
+      for (int p = 0; p < kPasses; ++p) {
+        const int row = prow + p * kRpp;
+        const int m = n0 + row;
+        const bool valid = m < r.kv_len;
+        const std::int64_t off = valid ? static_cast<std::int64_t>(kv_slot(a, b, r.kv_base, m)) * stride : 0;
+        const std::uint32_t so = swz(row, pc, BN);
+        cp_async_16(dk + so, kg + off, valid);
+        cp_async_16(dv + so, vg + off, valid);
+      }
+      cp_async_mbar_arrive_noinc(bar_full + 8 * st);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+  } else {
+    // ---------------------------------------------------------------- consumers
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    const int w = wg - 1;
+    const int ctid = tid - 128 * wg;
+    const int warp = ctid >> 5, lane = ctid & 31;
+    const int g = lane >> 2, tq = lane & 3;
+    const std::uint32_t sQw = sQ + w * L::kQBytes;
+    const T* const qg = static_cast<const T*>(a.q);
+
+    // Q rows of this warpgroup -> shared memory (idle rows and rows past the request: zeros).
+    for (int idx = ctid; idx < kRowsPerWg * kCpr; idx += 128) {
+      const int rr = idx / kCpr, c = idx % kCpr;
+      const int lr = w * kRowsPerWg + rr;
+      const int tok = lr / group;
+      const int j = j0 + tok;
+      const bool valid = lr < rows_used && j < r.q_len;
+      const T* src =
+          valid ? qg + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
+                      c * 8
+                : qg;
+      cp_async_16(sQw + swz(rr, c, kRowsPerWg), src, valid);
+    }
+    cp_async_commit_wait_all();
+    fence_proxy_async();
+    named_bar_sync(1 + w, 128);
+
+    // This thread's two rows (g and g + 8 of its warp's 16).
+    int qpos[2], head[2], jrow[2];
+    bool rvalid[2];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int lr = w * kRowsPerWg + warp * 16 + g + hr * 8;
+      const int tok = lr / group;
+      jrow[hr] = j0 + tok;
+      rvalid[hr] = lr < rows_used && jrow[hr] < r.q_len;
+      qpos[hr] = r.q_pos0 + jrow[hr];
+      head[hr] = kvh * group + (lr - tok * group);
+    }
+    // This warpgroup's tokens [tok_first, tok_last] and the tiles its rows can see.
+    const int tok_first = (w * kRowsPerWg) / group;
+    const int tok_last = min(min((w * kRowsPerWg + kRowsPerWg - 1) / group, tpt - 1), r.q_len - 1 - j0);
+    int i_lo = 0, i_hi = 0;
+    if (kPingPong) {
+      i_hi = n_tiles;  // equal turn counts in both warpgroups; the mask covers what this warpgroup cannot see
+    } else if (w * kRowsPerWg < rows_used && tok_first <= tok_last) {
+      int whi = r.kv_len;
+      if (a.causal) whi = min(whi, r.q_pos0 + j0 + tok_last - r.kv_pos0 + 1);
+      int wlo = 0;
+      if (a.window_left >= 0) wlo = max(0, r.q_pos0 + j0 + tok_first - a.window_left - r.kv_pos0);
+      if (whi > wlo) {
+        i_lo = max(wlo / BN, t_begin) - t_begin;
+        i_hi = min((whi + BN - 1) / BN, t_end) - t_begin;
+        if (i_hi < i_lo) i_hi = i_lo;
+      }
+    }
+    const int qpos_first = r.q_pos0 + j0 + tok_first, qpos_last = r.q_pos0 + j0 + tok_last;
+
+    const std::uint64_t q_desc = make_desc(sQw, 16, 1024);
+    const std::uint64_t k_desc = make_desc(sK, 16, 1024);
+    const std::uint64_t v_desc = make_desc(sV, BN * 128, 1024);
+
+    float o[D / 2];
+    float s[BN / 2];
+    std::uint32_t pa[BN / 16][4];
+#pragma unroll
+    for (int e = 0; e < D / 2; ++e) o[e] = 0.0f;
+    float row_m[2] = {-INFINITY, -INFINITY}, row_l[2] = {0.0f, 0.0f};
+
+    auto issue_qk = [&](int i) {
+      const int st = i % kStages;
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk) {
+        const std::uint32_t qoff = (kk >> 2) * kRowsPerWg * 128 + (kk & 3) * 32;
+        const std::uint32_t koff = st * L::kTileBytes + (kk >> 2) * BN * 128 + (kk & 3) * 32;
+        wgmma_ss<T, BN>(s, q_desc + (qoff >> 4), k_desc + (koff >> 4), kk > 0 ? 1 : 0);
+      }
+    };
+    auto issue_pv = [&](int i) {
+      const int st = i % kStages;
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        const std::uint32_t voff = st * L::kTileBytes + kk * 16 * 128;
+        wgmma_rs<T, D>(o, pa[kk], v_desc + (voff >> 4));
+      }
+    };
+    // Soft cap, mask, online softmax of tile i held in s (exponentials written back into s); returns the
+    // factors O must be scaled by, and whether any row of the warp needs it.
+    float alpha[2];
+    auto softmax = [&](int i) -> bool {
+      const int n0 = (t_begin + i) * BN;
+      if (a.soft_cap > 0.0f) {
+#pragma unroll
+        for (int e = 0; e < BN / 2; ++e) s[e] = tanhf(s[e] * a.cap_in) * a.cap_out;
+      }
+      const bool need_mask = n0 + BN > r.kv_len || (a.causal && r.kv_pos0 + n0 + BN - 1 > qpos_first) ||
+                             (a.window_left >= 0 && r.kv_pos0 + n0 < qpos_last - a.window_left);
+      if (need_mask) {
+#pragma unroll
+        for (int hr = 0; hr < 2; ++hr) {
+          int khi = r.kv_len;
+          if (a.causal) khi = min(khi, qpos[hr] - r.kv_pos0 + 1);
+          const int klo = a.window_left >= 0 ? qpos[hr] - a.window_left - r.kv_pos0 : INT_MIN;
+#pragma unroll
+          for (int nt = 0; nt < BN / 8; ++nt)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int m = n0 + nt * 8 + tq * 2 + e;
+              if (m < klo || m >= khi) s[nt * 4 + hr * 2 + e] = -INFINITY;
+            }
+        }
+      }
+      bool rescale = false;
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int nt = 0; nt < BN / 8; ++nt) mx = fmaxf(mx, fmaxf(s[nt * 4 + hr * 2], s[nt * 4 + hr * 2 + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float cand = mx * a.exp_scale;
+        alpha[hr] = 1.0f;
+        if (cand > row_m[hr] + kLazyRescale) {  // also: the row's first visible key (max was -inf)
+          alpha[hr] = fast_exp2(row_m[hr] - cand);
+          row_m[hr] = cand;
+          rescale = true;
+        }
+        const float m_use = row_m[hr] == -INFINITY ? 0.0f : row_m[hr];
+        float sum = 0.0f;
+#pragma unroll
+        for (int nt = 0; nt < BN / 8; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const float pv = fast_exp2(fmaf(s[nt * 4 + hr * 2 + e], a.exp_scale, -m_use));
+            s[nt * 4 + hr * 2 + e] = pv;
+            sum += pv;
+          }
+        row_l[hr] = row_l[hr] * alpha[hr] + sum;
+      }
+      return __any_sync(0xffffffffu, rescale);
+    };
+    auto to_p = [&]() {
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        pa[kk][0] = pack2<T>(s[(2 * kk) * 4 + 0], s[(2 * kk) * 4 + 1]);
+        pa[kk][1] = pack2<T>(s[(2 * kk) * 4 + 2], s[(2 * kk) * 4 + 3]);
+        pa[kk][2] = pack2<T>(s[(2 * kk + 1) * 4 + 0], s[(2 * kk + 1) * 4 + 1]);
+        pa[kk][3] = pack2<T>(s[(2 * kk + 1) * 4 + 2], s[(2 * kk + 1) * 4 + 3]);
+      }
+    };
+    auto wait_full = [&](int i) {
+      mbar_wait(bar_full + 8 * (i % kStages), (i / kStages) & 1);
+      fence_proxy_async();  // the cp.async (generic proxy) writes, before wgmma's (async proxy) reads
+    };
+    auto release = [&](int i) { mbar_arrive(bar_empty + 8 * (i % kStages)); };
+
+    // Turns (kPingPong): warpgroup w issues after bar.sync(4 + w) and then lets the other one go; warpgroup 1
+    // lets warpgroup 0 start and skips its last hand-over, so every barrier phase completes (n_tiles + 1 turns
+    // each). Without kPingPong these are no-ops.
+    const bool pp = kPingPong && n_tiles > 0;
+    auto turn_wait = [&] {
+      if (pp) named_bar_sync(4 + w, 256);
+    };
+    auto turn_pass = [&] {
+      if (pp) named_bar_arrive(4 + (1 - w), 256);
+    };
+    if (pp && w == 1) named_bar_arrive(4, 256);
+
+    for (int i = 0; i < i_lo; ++i) {
+      wait_full(i);
+      release(i);
+    }
+    if (i_lo < i_hi) {
+      wait_full(i_lo);
+      fence_regs(s);
+      turn_wait();
+      wgmma_fence();
+      issue_qk(i_lo);
+      wgmma_commit();
+      turn_pass();
+      wgmma_wait<0>();
+      fence_regs(s);
+      softmax(i_lo);  // O is zero: no rescale
+      to_p();
+      // Steady state (the last tile is peeled off, so that every wgmma group here is issued unconditionally):
+      // Q K^T of tile i + 1 and P V of tile i in flight together, then tile i + 1's softmax while P V runs.
+      for (int i = i_lo; i + 1 < i_hi; ++i) {
+        wait_full(i + 1);
+        fence_regs(s);
+        turn_wait();
+        wgmma_fence();
+        issue_qk(i + 1);
+        wgmma_commit();
+        fence_regs(o);
+        fence_regs(pa);
+        wgmma_fence();
+        issue_pv(i);
+        wgmma_commit();
+        turn_pass();
+        wgmma_wait<1>();
+        fence_regs(s);
+        const bool rescale = softmax(i + 1);
+        wgmma_wait<0>();
+        fence_regs(o);
+        fence_regs(pa);
+        release(i);
+        if (rescale) {
+#pragma unroll
+          for (int dt = 0; dt < D / 8; ++dt) {
+            o[dt * 4 + 0] *= alpha[0];
+            o[dt * 4 + 1] *= alpha[0];
+            o[dt * 4 + 2] *= alpha[1];
+            o[dt * 4 + 3] *= alpha[1];
+          }
+        }
+        to_p();
+      }
+      fence_regs(o);
+      fence_regs(pa);
+      turn_wait();
+      wgmma_fence();
+      issue_pv(i_hi - 1);
+      wgmma_commit();
+      if (w == 0) turn_pass();
+      wgmma_wait<0>();
+      fence_regs(o);
+      fence_regs(pa);
+      release(i_hi - 1);
+    }
+    for (int i = i_hi; i < n_tiles; ++i) {
+      wait_full(i);
+      release(i);
+    }
+
+    // Finalise: sinks join the denominator only; rows with no visible key give 0 and lse = -inf.
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      float l = row_l[hr];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      float m = row_m[hr];
+      float scale = 1.0f;
+      if (a.sinks) {
+        const float sink2 = a.sinks[head[hr]] * kLog2e;
+        const float m_new = fmaxf(m, sink2);
+        scale = fast_exp2(m - m_new);
+        l = l * scale + fast_exp2(sink2 - m_new);
+        m = m_new;
+      }
+      const float inv = l > 0.0f ? scale / l : 0.0f;
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) {
+        o[dt * 4 + hr * 2] *= inv;
+        o[dt * 4 + hr * 2 + 1] *= inv;
+      }
+      if (a.lse && tq == 0 && rvalid[hr])
+        a.lse[static_cast<std::int64_t>(r.q_begin + jrow[hr]) * a.num_qo_heads + head[hr]] =
+            l > 0.0f ? (m + log2f(l)) * kLn2 : -INFINITY;
+    }
+
+    // O -> this warpgroup's Q tile (every wgmma that read it has completed) -> global, 16 bytes per store.
+    named_bar_sync(1 + w, 128);
+    unsigned char* const sQg = smem + w * L::kQBytes;
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int rr = warp * 16 + g + hr * 8;
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt)
+        *reinterpret_cast<std::uint32_t*>(sQg + swz(rr, dt, kRowsPerWg) + tq * 4) =
+            pack2<T>(o[dt * 4 + hr * 2], o[dt * 4 + hr * 2 + 1]);
+    }
+    __syncwarp();
+    T* const og = static_cast<T*>(a.o);
+#pragma unroll 4
+    for (int idx = lane; idx < 16 * kCpr; idx += 32) {
+      const int rr = warp * 16 + idx / kCpr, c = idx % kCpr;
+      const int lr = w * kRowsPerWg + rr;
+      const int tok = lr / group;
+      const int j = j0 + tok;
+      if (lr < rows_used && j < r.q_len)
+        *reinterpret_cast<uint4*>(
+            og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
+            c * 8) = *reinterpret_cast<const uint4*>(sQg + swz(rr, c, kRowsPerWg));
+    }
+  }
+#else
+  (void)a;
+  __trap();  // launched only where the sm_90a code exists (see prefill_hopper_usable)
+#endif
+}
+
+template <typename T, int D, bool kDeep, bool kPingPong>
+bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
+  using L = Layout<D, kDeep>;
+  auto* kernel = prefill_hopper_kernel<T, D, kDeep, kPingPong>;
+  static const bool smem_set = [kernel] {
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
+    return true;
+  }();
+  (void)smem_set;
+  const int tpt = kRows / a.group;
+  const int q_tiles = (max_q_len + tpt - 1) / tpt;
+  if (q_tiles > 65535) return false;
+  const dim3 grid(a.num_kv_heads, q_tiles, batch_size);
+  kernel<<<grid, kThreads, L::kSmemBytes, stream>>>(a);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <typename T, bool kDeep, bool kPingPong>
+bool dispatch(const HopperArgs& a, int head_dim, int max_q_len, int batch_size, cudaStream_t stream) {
+  switch (head_dim) {
+    case 64:
+      return launch<T, 64, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
+    case 128:
+      return launch<T, 128, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
+    case 256:
+      return launch<T, 256, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
+    default:
+      return false;
+  }
+}
+
+template <typename T>
+bool dispatch_variant(int variant, const HopperArgs& a, int head_dim, int max_q_len, int batch_size,
+                      cudaStream_t stream) {
+  switch (variant) {
+    case 1:
+      return dispatch<T, true, false>(a, head_dim, max_q_len, batch_size, stream);
+    case 2:
+      return dispatch<T, true, true>(a, head_dim, max_q_len, batch_size, stream);
+    default:
+      return dispatch<T, false, false>(a, head_dim, max_q_len, batch_size, stream);
+  }
+}
+
+// ATTNBENCH_HOPPER_VARIANT: 0 (unset: the kernel measured on the H200), 1 = deep, 2 = deep + ping-pong (both
+// compiled, not yet run on a GPU: a measurement knob for the next device run).
+int hopper_variant() {
+  static const int v = [] {
+    const char* e = std::getenv("ATTNBENCH_HOPPER_VARIANT");
+    const std::string s = e ? e : "";
+    if (s.empty() || s == "0") return 0;
+    if (s == "1") return 1;
+    if (s == "2") return 2;
+    throw InputError("ATTNBENCH_HOPPER_VARIANT: expected 0, 1 or 2, got '" + s + "'");
+  }();
+  return v;
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+}  // namespace hopper_detail
+
+bool prefill_hopper_usable() {
+#if defined(ATTNBENCH_CUDA_SM90A)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  static int cached[64] = {};  // 0 unknown, 1 yes, 2 no
+  if (dev < 0 || dev >= 64) return false;
+  if (cached[dev] == 0) {
+    int major = 0, minor = 0;
+    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess;
+    cached[dev] = ok && major == 9 && minor == 0 ? 1 : 2;
+  }
+  return cached[dev] == 1;
+#else
+  return false;  // the build has no sm_90a code (CMAKE_CUDA_ARCHITECTURES without 90a)
+#endif
+}
+
+bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
+  using namespace hopper_detail;
+  if (!prefill_hopper_usable()) return false;
+  if (p.dtype != DType::bf16 && p.dtype != DType::fp16) return false;
+  if (is_fp8(kv_load_dtype(p)) || is_fp8(q_load_dtype(p))) return false;
+  if (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256) return false;
+  if (p.num_kv_heads <= 0 || p.num_qo_heads % p.num_kv_heads != 0) return false;
+  const int group = p.num_qo_heads / p.num_kv_heads;
+  if (group < 1 || group > kRows) return false;
+  if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.o)) return false;
+  if (p.addressing == KvAddressing::block_table && cuda_detail::page_shift_of(p.page_size) < 0) return false;
+  if (p.batch_size > 65535) return false;
+  if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return true;  // nothing to do
+  HopperArgs a{};
+  cuda_detail::set_attention_args(a, p);
+  const bool cap = p.logits_soft_cap > 0.0f;
+  a.exp_scale = cap ? 1.0f : p.sm_scale * kLog2e;
+  a.cap_in = cap ? p.sm_scale / p.logits_soft_cap : 0.0f;
+  a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
+  const auto s = static_cast<cudaStream_t>(stream);
+  const int variant = hopper_variant();
+  if (p.dtype == DType::bf16) return dispatch_variant<__nv_bfloat16>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
+  return dispatch_variant<__half>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
+}
+
+}  // namespace attnbench
