@@ -153,7 +153,7 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
   dev.copy(split.data(), og.data(), static_cast<std::int64_t>(split.size()));
   dev.synchronize();
   if (std::memcmp(split.data(), got.data(), got.size()) != 0) {
-    row.status = "failed";
+    row.status = RowStatus::failed;
     append_note(row.note, "metadata and forward replayed as two graphs differ from the single graph's output");
   }
   const TimedSteps t = time_steps(

@@ -241,9 +241,12 @@ TEST(Shard, CaseCostFollowsTheWork) {
     EXPECT_TRUE(cost.count(id)) << id;
     return cost[id];
   };
-  // More tokens, more cost; extend's float64 reference outweighs a small decode.
+  // More tokens, more cost; extend's float64 reference outweighs a small decode (since the reference runs
+  // over (range, query head) it no longer outweighs a large one: b=64 kv=16384 costs more than b=1 ext=4096).
   EXPECT_LT(at("decode/llama-3.1-8b/L=6/b=1/kv=1024/p=64/bf16"), at("decode/llama-3.1-8b/L=6/b=256/kv=16384/p=64/bf16"));
-  EXPECT_LT(at("decode/llama-3.1-8b/L=6/b=64/kv=16384/p=64/bf16"), at("extend/llama-3.1-8b/L=6/b=1/prefix=0/ext=4096/p=64/bf16"));
+  EXPECT_LT(at("decode/llama-3.1-8b/L=6/b=1/kv=1024/p=64/bf16"), at("extend/llama-3.1-8b/L=6/b=1/prefix=0/ext=4096/p=64/bf16"));
+  EXPECT_LT(at("extend/llama-3.1-8b/L=6/b=1/prefix=0/ext=4096/p=64/bf16"),
+            at("extend/llama-3.1-8b/L=6/b=4/prefix=4096/ext=4096/p=64/bf16"));
   EXPECT_LT(at("extend/llama-3.1-70b-tp8/L=6/b=1/prefix=0/ext=4096/p=64/bf16"),
             at("extend/llama-3.1-8b/L=6/b=1/prefix=0/ext=4096/p=64/bf16"));
   // validate has no timed rows; fewer backends, less cost.

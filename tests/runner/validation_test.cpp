@@ -47,7 +47,9 @@ TEST(ReferenceLayer, SampledRowsEqualTheFullReferenceRows) {
         const ReferenceLayer s = reference_layer(c, h, layer, budget);
         ASSERT_TRUE(s.sampled) << budget;
         EXPECT_EQ(s.rows.size(), static_cast<std::size_t>(s.requests_checked) * 64) << budget;
-        if (budget < full_flops(c) * 0.5) EXPECT_LT(s.requests_checked, c.batch);
+        if (budget < full_flops(c) * 0.5) {
+          EXPECT_LT(s.requests_checked, c.batch);
+        }
         ASSERT_EQ(s.o.size(), s.rows.size() * Hq * D);
         for (std::size_t r = 0; r < s.rows.size(); ++r)
           for (int e = 0; e < Hq * D; ++e)
