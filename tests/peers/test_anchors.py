@@ -12,14 +12,11 @@ import io
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_test_util import BINARY, ROOT, TempDir  # noqa: E402  (also puts scripts/ on the path)
 import anchors as an  # noqa: E402
-
-BINARY = os.environ.get("ATTNBENCH_BINARY", "")
 SMOKE = os.path.join(ROOT, "configs", "smoke.toml")
 BASELINE_CSV = os.path.join(ROOT, "results", "baseline", "smoke.csv")
 
@@ -39,21 +36,6 @@ def results_text(rows):
     for r in rows:
         w.writerow(r)
     return out.getvalue()
-
-
-class TempDir(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.tmp = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
-    def write(self, name, text):
-        p = os.path.join(self.tmp, name)
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(text)
-        return p
 
 
 class Parsing(unittest.TestCase):
