@@ -65,7 +65,7 @@ PY
   done
 fi
 if has sanitize; then
-  f='Prefill/PrefillAttentionCases.pages_window_sinks_softcap:Prefill/PrefillAttentionCases.bf16_d128_g3'
+  f='Prefill/PrefillAttentionCases.MatchesCpuTwin/pages_window_sinks_softcap:Prefill/PrefillAttentionCases.MatchesCpuTwin/bf16_d128_g3*:Prefill/PrefillAttentionCases.MatchesCpuTwin/ragged_causal_prefix'
   for tool in memcheck racecheck; do
     stamp "sanitizer $tool"
     ATTNBENCH_HOPPER_VARIANT=${SAN_VARIANT:-0} timeout 60 compute-sanitizer --tool $tool "$bin" --gtest_filter="$f" >"$OUT/san_$tool.log" 2>&1
