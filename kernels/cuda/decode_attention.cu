@@ -83,14 +83,16 @@ constexpr float kLn2 = 0.6931471805599453f;
 // the H200 (Llama-3.1-8B, fp8_e4m3, kv 4096) 3 CTAs x 4 stages read 0.50-0.56 / 0.68-0.72 of the copy
 // bandwidth at b = 64 / 256, 2 CTAs x 4 stages 0.56-0.60 / 0.58-0.63, 2 CTAs x 6 stages 0.57-0.59 / 0.58-0.62:
 // more warps help and deeper pipelines do not, so the fp8 path is bound by the warps' latency, not the loads.
-template <int D, int kFp8 = 0>
+// kSmallM (transposed PV, D / 4 accumulators a thread): fp8 at head_dim 128 takes 3 stages and four CTAs per
+// SM (4 x 49.75 KiB; 128 registers).
+template <int D, int kFp8 = 0, bool kSmallM = false>
 constexpr int default_stages() {
-  if (kFp8 != 0) return D == 256 ? 3 : 4;
+  if (kFp8 != 0) return D == 256 ? 3 : (kSmallM && D == 128 ? 3 : 4);
   return D == 64 ? 4 : 3;
 }
-template <int D, int kFp8 = 0>
+template <int D, int kFp8 = 0, bool kSmallM = false>
 constexpr int default_min_blocks() {
-  if (kFp8 != 0) return D == 256 ? 2 : 3;
+  if (kFp8 != 0) return D == 256 ? 2 : (kSmallM && D == 128 ? 4 : 3);
   return D == 256 ? 1 : 2;
 }
 // K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32).
@@ -320,7 +322,14 @@ __device__ __forceinline__ int swz(int p, int row) {
 // split into two n8 tiles (even and odd columns of a 16-column piece), whose outputs are put back in order at
 // the final combine. k_scale is folded into the logit scale and v_scale into the output (AttentionArgs
 // sm_scale / out_scale): no per-element scaling.
-template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8>
+// kSmallM (group * q_len <= 8: every decode preset): O^T = V^T P^T instead of O = P V. The M rows of the PV MMA
+// become 16 head_dim columns and its 8 N columns the query rows, so the MMA wastes no rows on padding: half the
+// PV MMAs and half the accumulator registers (D / 4 floats a thread), which lets more CTAs stay resident. V^T's
+// A fragments come from the same ldmatrix.trans as before (16-bit: matrices (keys 0-7 | 8-15) x (columns
+// 16j + 0-7 | 8-15); fp8: the even / odd column words become A rows g / g + 8), and P^T's B fragment is the
+// S accumulator of row g as it is (keys 2t, 2t+1 and 2t+8, 2t+9). A thread's output columns are query rows 2t,
+// 2t+1, so their rescale factors come from lanes 8t and 8t + 4 by shuffle.
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
   constexpr int kElem = kFp8 ? 1 : 2;                     // bytes per stored K / V element
   constexpr int kLdRowBytes = D * kElem;                  // one stored K or V row (a stage row)
@@ -404,9 +413,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 #pragma unroll
     for (int s = 0; s < kKSteps; ++s) {
       qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_lo] : 0u;
-      qf[s][1] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_lo] : 0u;
+      qf[s][1] = !kSmallM && q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_lo] : 0u;  // kSmallM: rows 8-15 pad
       qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_hi] : 0u;
-      qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
+      qf[s][3] = !kSmallM && q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
     }
   }
 
@@ -470,9 +479,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 
   float m_run[2] = {-INFINITY, -INFINITY};  // running max, log2 units
   float l_run[2] = {0.0f, 0.0f};            // running sum (this thread's columns; quad-reduced at the end)
-  float acc[kNTiles][4];
+  constexpr int kAccTiles = kSmallM ? D / 16 : kNTiles;  // kSmallM: m16 tiles of head_dim columns
+  float acc[kAccTiles][4];
 #pragma unroll
-  for (int n = 0; n < kNTiles; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+  for (int n = 0; n < kAccTiles; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
 
   const float score_scale = a.sm_scale;
   const float cap = a.soft_cap;
@@ -594,7 +604,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         l_run[1] = l_run[1] * rescale[1] + rsum[1];
         // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
         // is bit-identical; a warp runs them when any of its threads needs them).
-        if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
+        if constexpr (kSmallM) {
+          // This thread's output columns are query rows 2t and 2t + 1, whose factors lanes 8t and 8t + 4 hold.
+          const float r0 = __shfl_sync(0xffffffffu, rescale[0], 8 * t);
+          const float r1 = __shfl_sync(0xffffffffu, rescale[0], 8 * t + 4);
+          if (r0 != 1.0f || r1 != 1.0f) {
+#pragma unroll
+            for (int n = 0; n < kAccTiles; ++n) {
+              acc[n][0] *= r0;
+              acc[n][1] *= r1;
+              acc[n][2] *= r0;
+              acc[n][3] *= r1;
+            }
+          }
+        } else if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
 #pragma unroll
           for (int n = 0; n < kNTiles; ++n) {
             acc[n][0] *= rescale[0];
@@ -606,7 +629,35 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
         const std::uint32_t pa[4] = {pack2<kBf16>(s[0][0], s[0][1]), pack2<kBf16>(s[0][2], s[0][3]),
                                      pack2<kBf16>(s[1][0], s[1][1]), pack2<kBf16>(s[1][2], s[1][3])};
-        if constexpr (kFp8 != 0) {
+        if constexpr (kSmallM && kFp8 != 0) {
+          // b[0] / b[1]: keys 0-7 / 8-15 of piece 2c, b[2] / b[3] of piece 2c + 1; acc[p]: columns 16p + 2g
+          // (rows g of the m16 tile) and 16p + 2g + 1 (rows g + 8).
+          const int mi = lane / 8;
+          const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
+          const std::uint32_t row_addr = sv + row * kLdRowBytes;
+#pragma unroll
+          for (int c = 0; c < D / 32; ++c) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+            const std::uint32_t a0[4] = {fp8_v_even<kBf16, kFp8>(b[0]), fp8_v_odd<kBf16, kFp8>(b[0]),
+                                         fp8_v_even<kBf16, kFp8>(b[1]), fp8_v_odd<kBf16, kFp8>(b[1])};
+            const std::uint32_t a1[4] = {fp8_v_even<kBf16, kFp8>(b[2]), fp8_v_odd<kBf16, kFp8>(b[2]),
+                                         fp8_v_even<kBf16, kFp8>(b[3]), fp8_v_odd<kBf16, kFp8>(b[3])};
+            mma16816<kBf16>(acc[2 * c], a0, pa[0], pa[2]);
+            mma16816<kBf16>(acc[2 * c + 1], a1, pa[0], pa[2]);
+          }
+        } else if constexpr (kSmallM) {
+          // Matrix mi: keys (mi >> 1) * 8 .. +7, columns 16j + (mi & 1) * 8 .. +7: the A fragment of V^T.
+          const int mi = lane / 8;
+          const int row = sb * 16 + (mi >> 1) * 8 + (lane % 8);
+          const std::uint32_t row_addr = sv + row * kLdRowBytes;
+#pragma unroll
+          for (int j = 0; j < D / 16; ++j) {
+            std::uint32_t av[4];
+            ldmatrix_x4_trans(av, row_addr + swz<kLdPieces>(2 * j + (mi & 1), row) * 16);
+            mma16816<kBf16>(acc[j], av, pa[0], pa[2]);
+          }
+        } else if constexpr (kFp8 != 0) {
           // Matrix mi: keys (mi & 1) * 8 .. +7, piece 2c + (mi >> 1). Piece p's even columns 16p + 2g go to
           // n-tile acc[2p], its odd columns 16p + 2g + 1 to acc[2p + 1].
           const int mi = lane / 8;
@@ -651,7 +702,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   float* sl = sm + kWarps * 16;                       // [kWarps][16]
   if (active) {
     float* ow = so + warp * 16 * kOStride;
-    if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
+    if constexpr (kSmallM) {  // acc[n]: (column row g | g + 8 of tile n) x (query rows 2t, 2t + 1)
+      float* o0 = ow + (2 * t) * kOStride;
+      float* o1 = o0 + kOStride;
+#pragma unroll
+      for (int n = 0; n < kAccTiles; ++n) {
+        const int c_lo = kFp8 ? 16 * n + 2 * g : 16 * n + g;
+        const int c_hi = kFp8 ? 16 * n + 2 * g + 1 : 16 * n + 8 + g;
+        o0[c_lo] = acc[n][0];
+        o1[c_lo] = acc[n][1];
+        o0[c_hi] = acc[n][2];
+        o1[c_hi] = acc[n][3];
+      }
+    } else if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
 #pragma unroll
       for (int p = 0; p < kNTiles / 2; ++p) {
         const float* e = acc[2 * p];
@@ -920,16 +983,16 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 
 bool aligned(const void* p, std::uintptr_t n) { return (reinterpret_cast<std::uintptr_t>(p) % n) == 0; }
 
-template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8>
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM>
 void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
   // At least the final combine's [kWarps][16][D + 4] floats and the warps' m and l.
   constexpr int smem = std::max(smem_bytes<D, kStages, kFp8>(), kWarps * 16 * (D + 4) * 4 + 2 * kWarps * 16 * 4);
   static std::once_flag attr_once;
   std::call_once(attr_once, [] {
-    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8>,
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   });
-  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8><<<grid, kThreads, smem, stream>>>(a);
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM><<<grid, kThreads, smem, stream>>>(a);
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
@@ -937,8 +1000,11 @@ template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
-  launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8>(a, static_cast<unsigned>(grid),
-                                                                                      stream);
+  const unsigned g = static_cast<unsigned>(grid);
+  if (a.group * a.max_q_len <= 8)  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
+    launch_mma<kBf16, D, default_stages<D, kFp8, true>(), default_min_blocks<D, kFp8, true>(), kFp8, true>(a, g, stream);
+  else
+    launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
