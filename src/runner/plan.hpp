@@ -4,6 +4,7 @@
 // into cases and run_settings() into the runner's settings.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,6 +100,8 @@ struct RunSettings {
   SamplingPolicy sampling;
   double reference_flop_budget = 4e9;  // per layer; beyond it the reference checks sampled rows
   double read_bandwidth = 0;  // bytes/s, the read-only probe at start-up (bw_fraction's denominator)
+  // Raised by SIGINT / SIGTERM (runner/sweep_command): sampling stops after the call in flight. Not owned.
+  const std::atomic<bool>* interrupt = nullptr;
   // Every row's repro: "<repro_prefix> <repro_options> --backend B --case-id 'ID'", where repro_options are
   // the sweep's own options (so the case expands again) without --out, --backend and --case-id.
   std::string repro_prefix = "attnbench run";

@@ -32,7 +32,9 @@ void validate_sampling_policy(const SamplingPolicy& p) {
   }
 }
 
-Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_once_us, Clock& clock) {
+Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_once_us, Clock& clock,
+               const std::atomic<bool>* interrupt) {
+  const auto interrupted = [interrupt] { return interrupt != nullptr && interrupt->load(); };
   validate_sampling_policy(p);
   Samples out;
 
@@ -40,8 +42,9 @@ Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_o
   for (int i = 0; i < p.warmup; ++i) {
     const double us = measure_once_us();
     if (i == 0) first_warmup_us = us;
+    out.warmup_runs = i + 1;
+    if (interrupted()) break;
   }
-  out.warmup_runs = p.warmup;
 
   // Below this many samples the budget never stops the loop: a median of one or two samples means little.
   const int budget_floor = std::min(3, p.max_samples);
@@ -58,6 +61,10 @@ Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_o
       out.stop_reason = "max samples";
       break;
     }
+    if (interrupted()) {
+      out.stop_reason = "interrupted";
+      break;
+    }
     if (n >= budget_floor && clock.now_s() - start_s >= p.time_budget_s) {
       out.stop_reason = "time budget";
       break;
@@ -65,7 +72,7 @@ Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_o
   }
 
   out.summary = summarize(out.us);
-  out.first_sample_outlier = p.warmup > 0 && first_warmup_us > 3 * out.summary.median;
+  out.first_sample_outlier = out.warmup_runs > 0 && first_warmup_us > 3 * out.summary.median;
   return out;
 }
 

@@ -3,6 +3,7 @@
 // Time is read from an injectable Clock so the loop is unit-tested without real time.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ class SteadyClock : public Clock {
 struct Samples {
   std::vector<double> us;   // kept samples in measurement order, µs; warm-up values are not included
   Summary summary;          // of `us`
-  std::string stop_reason;  // "converged", "time budget" or "max samples"
+  std::string stop_reason;  // "converged", "time budget", "max samples" or "interrupted"
   bool first_sample_outlier = false;  // the first warm-up call took > 3x the median of `us`
   int warmup_runs = 0;                // warm-up calls made
 };
@@ -50,8 +51,12 @@ void validate_sampling_policy(const SamplingPolicy& p);
 // "converged": >= min_samples samples and spread_pct <= target_spread_pct;
 // "max samples": max_samples samples;
 // "time budget": time_budget_s spent on `clock` since sampling began and >= min(3, max_samples) samples.
+// "interrupted": `interrupt` (when given) was raised; checked after every call, so an interrupted run makes at
+// most one warm-up call and one sample after the flag rises (a step of seconds no longer holds a SIGINT for
+// minutes).
 // Validates `p` first (std::invalid_argument). Exceptions from `measure_once_us` propagate; a NaN or infinite
 // measurement throws std::invalid_argument (from summarize).
-Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_once_us, Clock& clock);
+Samples sample(const SamplingPolicy& p, const std::function<double()>& measure_once_us, Clock& clock,
+               const std::atomic<bool>* interrupt = nullptr);
 
 }  // namespace attnbench

@@ -11,6 +11,8 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
                        const std::function<void(const ResultRow&)>& sink, const Progress& progress,
                        const std::atomic<bool>* stop) {
   SweepSummary sum;
+  RunSettings s = settings;
+  if (stop != nullptr) s.interrupt = stop;
   std::string sticky;  // the error that made the device unusable
   const auto t0 = std::chrono::steady_clock::now();
   // "[i/n elapsed, ~eta left] " with `done` cases finished.
@@ -30,9 +32,13 @@ SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::st
     if (progress.out && progress.terminal) *progress.out << "\r\033[K" << head(i, i) << "running " << c.id << std::flush;
     std::vector<ResultRow> rows;
     if (!sticky.empty()) {
-      for (const auto& b : backends) rows.push_back(skipped_row(c, b, "", "eager", "device unusable after: " + sticky, settings));
+      for (const auto& b : backends) rows.push_back(skipped_row(c, b, "", "eager", "device unusable after: " + sticky, s));
     } else {
-      CaseOutcome out = run_case(c, backends, make_device, settings);
+      CaseOutcome out = run_case(c, backends, make_device, s);
+      if (stop && stop->load() && s.timing) {  // raised while the case ran: its rows are cut short, none is kept
+        sum.interrupted = true;
+        break;
+      }
       rows = std::move(out.rows);
       if (out.sticky_device_error)
         for (const auto& r : rows)

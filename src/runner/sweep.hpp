@@ -27,8 +27,10 @@ struct Progress {
   std::string label;  // e.g. "rank 1/4" in a sharded sweep: starts every line; "" for none
 };
 
-// Runs `cases` in order. `stop` (e.g. raised by SIGINT) is checked before every case: rows already handed to
-// `sink` are complete, the case in flight finishes, and the sweep returns with interrupted = true.
+// Runs `cases` in order. `stop` (e.g. raised by SIGINT) is checked before every case and by the sampler after
+// every timed call (settings.interrupt): the case in flight ends after at most one more step per row and is
+// dropped (its rows would hold too few samples; a --resume run measures it again), rows already handed to
+// `sink` are complete, and the sweep returns with interrupted = true.
 SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::string>& backends,
                        const DeviceMaker& make_device, const RunSettings& settings,
                        const std::function<void(const ResultRow&)>& sink, const Progress& progress,

@@ -57,8 +57,8 @@ extern "C" void on_stop_signal(int sig) {
   }
 }
 
-// While it lives, the first SIGINT / SIGTERM raises g_stop (the sweep finishes the case in flight, keeps every
-// row and stops); a second one, later than 0.5 s, kills at once.
+// While it lives, the first SIGINT / SIGTERM raises g_stop (the sweep cuts the case in flight short and drops
+// it, keeps every row written and stops); a second one, later than 0.5 s, kills at once.
 struct StopOnSignal {
   StopOnSignal() {
     g_stop.store(false);

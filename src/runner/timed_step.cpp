@@ -29,7 +29,7 @@ TimedSteps time_steps(Device& device, const RunSettings& settings, const std::fu
         out.forward_us.push_back(b);
         return a + b;
       },
-      clock);
+      clock, settings.interrupt);
   // The warm-up calls' parts are not samples.
   const auto drop = static_cast<std::ptrdiff_t>(out.samples.warmup_runs);
   for (std::vector<double>* v : {&out.metadata_us, &out.forward_us})

@@ -1,5 +1,5 @@
 // A sweep stopped mid-run leaves a valid CSV of complete rows, and --resume completes it without duplicates:
-// gracefully (SIGINT: the case in flight finishes, exit 130) and abruptly (SIGKILL).
+// gracefully (SIGINT: the case in flight stops sampling and is dropped, exit 130) and abruptly (SIGKILL).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -81,7 +81,7 @@ TEST(Interrupt, SigintKeepsCompleteRowsAndResumeFinishesTheSweep) {
   const std::size_t n = valid_rows(csv);  // parses: every line is a complete row
   EXPECT_GT(n, 0u);
   EXPECT_LT(n, 36u);
-  EXPECT_EQ(n % 3, 0u) << "a graceful stop finishes the case in flight";
+  EXPECT_EQ(n % 3, 0u) << "a graceful stop writes whole cases only";
   const auto again = test::run_attnbench(kSweep + " --out " + csv + " --resume", d);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   expect_complete_without_duplicates(csv);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <vector>
 
@@ -186,6 +187,51 @@ TEST(Sampler, SteadyClockIsMonotonicAndInSeconds) {
   const double b = clock.now_s();
   EXPECT_GE(b, a);
   EXPECT_LT(b - a, 60.0) << x;  // seconds, not nanoseconds
+}
+
+TEST(Sampler, InterruptStopsAfterTheCallInFlight) {
+  // A policy that would sample for a long time: 500 samples of 1 s each, never converging below 0 % spread.
+  SamplingPolicy p;
+  p.warmup = 3;
+  p.min_samples = 500;
+  p.max_samples = 500;
+  p.target_spread_pct = 0.0;
+  p.time_budget_s = 1e6;
+  {  // raised before sampling: one warm-up call, one sample
+    FakeClock clock;
+    FakeMeasurement m(clock, {}, {1e6, 2e6});
+    std::atomic<bool> stop{true};
+    const Samples s = sample(p, [&m] { return m(); }, clock, &stop);
+    EXPECT_EQ(s.stop_reason, "interrupted");
+    EXPECT_EQ(s.warmup_runs, 1);
+    EXPECT_EQ(s.us.size(), 1u);
+    EXPECT_EQ(m.calls(), 2u);
+  }
+  {  // raised by the 7th call (the 4th sample): that sample is the last
+    FakeClock clock;
+    FakeMeasurement m(clock, {}, {1e6, 2e6});
+    std::atomic<bool> stop{false};
+    const Samples s = sample(
+        p,
+        [&] {
+          const double us = m();
+          if (m.calls() == 7) stop = true;
+          return us;
+        },
+        clock, &stop);
+    EXPECT_EQ(s.stop_reason, "interrupted");
+    EXPECT_EQ(s.warmup_runs, 3);
+    EXPECT_EQ(s.us.size(), 4u);
+    EXPECT_EQ(s.summary.n, 4);
+  }
+  {  // never raised: the policy runs its course
+    FakeClock clock;
+    FakeMeasurement m(clock, {}, {1e6, 2e6});
+    std::atomic<bool> stop{false};
+    const Samples s = sample(p, [&m] { return m(); }, clock, &stop);
+    EXPECT_EQ(s.stop_reason, "max samples");
+    EXPECT_EQ(s.us.size(), 500u);
+  }
 }
 
 }  // namespace
