@@ -17,7 +17,11 @@ if [ "${SKIP_MODEL:-0}" != 1 ]; then
   "$bin" run --config "$config" --filter "$filter" --device cuda --out "$out/model.csv" 2>&1 | tee "$out/model.log"
   echo "== attnbench exit ${PIPESTATUS[0]}"
 fi
-python3 scripts/peer_flashinfer.py --cases "$out/cases.csv" --out "$out/peers.csv" 2>&1 | tee "$out/peers.log"
+# bw_fraction's denominator: attnbench's own read probe on this GPU (model.json), so both fractions share it.
+read_bw=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"].get("read_bandwidth_bytes_per_s", ""))' \
+  "$out/model.json" 2>/dev/null)
+python3 scripts/peer_flashinfer.py --cases "$out/cases.csv" --out "$out/peers.csv" ${read_bw:+--read-bandwidth "$read_bw"} \
+  2>&1 | tee "$out/peers.log"
 echo "== peer_flashinfer exit ${PIPESTATUS[0]}"
 if [ -f "$out/model.json" ]; then
   "$bin" report "$out/model.json" --peers "$out/peers.json" > "$out/report.md"

@@ -374,7 +374,7 @@ def append_note(row: Dict[str, object], text: str) -> None:
 
 
 def fill_timing(row: Dict[str, object], c: Case, smp: Samples, meta: List[float], fwd: List[float],
-                copy_bandwidth: float) -> None:
+                read_bandwidth: float) -> None:
     s = smp.summary
     row.update(step_median_us=s.median, step_p10_us=s.p10, step_p90_us=s.p90, step_min_us=s.min, step_max_us=s.max,
                step_spread_pct=s.spread_pct, samples=s.n)
@@ -386,8 +386,8 @@ def fill_timing(row: Dict[str, object], c: Case, smp: Samples, meta: List[float]
     if fs.median > 0:
         row["tflops"] = w["flops"] / (fs.median * 1e-6) / 1e12
         row["tb_per_s"] = w["bytes"] / (fs.median * 1e-6) / 1e12
-        if copy_bandwidth > 0:
-            row["bw_fraction"] = w["bytes"] / (fs.median * 1e-6) / copy_bandwidth
+        if read_bandwidth > 0:  # attnbench's denominator: a read-only stream (--read-bandwidth or the probe)
+            row["bw_fraction"] = w["bytes"] / (fs.median * 1e-6) / read_bandwidth
     append_note(row, f"stop: {smp.stop_reason}")
     if smp.first_sample_outlier:
         append_note(row, "first run was an outlier (cold start)")
@@ -507,7 +507,7 @@ class Timer:
     def elapsed(self) -> "tuple[float, float]": ...
 
 
-def run_one(backend: Backend, c: Case, timing: str, repro: str, copy_bandwidth: float,
+def run_one(backend: Backend, c: Case, timing: str, repro: str, read_bandwidth: float,
             clock: Callable[[], float] = time.monotonic) -> Dict[str, object]:
     row = base_row(c, backend.name, backend.device, timing, repro)
     why = backend.supports(c, timing)
@@ -563,7 +563,7 @@ def run_one(backend: Backend, c: Case, timing: str, repro: str, copy_bandwidth: 
         smp = sample(c, once, clock)
         del meta[:smp.warmup_runs]
         del fwd[:smp.warmup_runs]
-        fill_timing(row, c, smp, meta, fwd, copy_bandwidth)
+        fill_timing(row, c, smp, meta, fwd, read_bandwidth)
         row["step_peak_device_bytes"] = prep.step_peak_device_bytes()
     except Unsupported as e:
         row["status"] = "skipped"
@@ -577,7 +577,7 @@ def run_one(backend: Backend, c: Case, timing: str, repro: str, copy_bandwidth: 
     return row
 
 
-def run_all(cases: List[Case], backends: List[Backend], writer: ResultWriter, repro: str, copy_bandwidth: float,
+def run_all(cases: List[Case], backends: List[Backend], writer: ResultWriter, repro: str, read_bandwidth: float,
             progress: bool = True, clock: Callable[[], float] = time.monotonic) -> int:
     """Runs every (case, backend, timing); returns the number of failed / oom rows."""
     bad = 0
@@ -587,7 +587,7 @@ def run_all(cases: List[Case], backends: List[Backend], writer: ResultWriter, re
         for b in backends:
             for timing in c.timings:
                 started = time.monotonic()
-                row = run_one(b, c, timing, repro, copy_bandwidth, clock)
+                row = run_one(b, c, timing, repro, read_bandwidth, clock)
                 writer.add(row)
                 done += 1
                 if row["status"] in ("failed", "oom"):
@@ -1328,7 +1328,32 @@ def copy_bandwidth_bytes_per_s() -> float:
     return 2.0 * n / (best * 1e-3)
 
 
-def environment(copy_bw: float) -> Dict[str, str]:
+def read_bandwidth_bytes_per_s() -> float:
+    """A read-only stream: amax over 4 GiB of seeded random float32, best of 10 after a warm-up (bytes read /
+    time). The fallback denominator of bw_fraction when attnbench's own read probe (--read-bandwidth) is not
+    given; a torch reduction, so it may sit a few per cent below attnbench's probe on the same GPU."""
+    torch = _torch()
+    g = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.rand(1 << 30, dtype=torch.float32, device="cuda", generator=g)
+    best = None
+    for i in range(11):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        m = x.amax()
+        b.record()
+        b.synchronize()
+        ms = a.elapsed_time(b)
+        if i > 0 and (best is None or ms < best):
+            best = ms
+    if not 0.0 < float(m) < 1.0:
+        raise RuntimeError(f"read probe: amax {float(m)} outside (0, 1)")
+    nbytes = x.numel() * x.element_size()
+    del x
+    torch.cuda.empty_cache()
+    return nbytes / (best * 1e-3)
+
+
+def environment(copy_bw: float, read_bw: float, read_source: str) -> Dict[str, str]:
     torch = _torch()
     env = {"tool": "scripts/peer_flashinfer.py", "python": platform.python_version(), "torch_version": torch.__version__,
            "cuda_runtime": str(torch.version.cuda), "device": "cuda"}
@@ -1352,6 +1377,8 @@ def environment(copy_bw: float) -> Dict[str, str]:
     except Exception:  # the driver version is informative only
         pass
     env["copy_bandwidth_bytes_per_s"] = repr(copy_bw)
+    env["read_bandwidth_bytes_per_s"] = repr(read_bw)  # bw_fraction's denominator
+    env["read_bandwidth_source"] = read_source
     return env
 
 
@@ -1365,6 +1392,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--json", help="JSON report path (default: --out with .json)")
     ap.add_argument("--backend", default="all", help="flashinfer_lib, trtllm_lib or all (comma separated)")
     ap.add_argument("--filter", default="", help="only the cases whose id matches this regular expression")
+    ap.add_argument("--read-bandwidth", type=float, default=None, metavar="BYTES_PER_S",
+                    help="bw_fraction's denominator: attnbench's read probe on this GPU (its JSON environment's "
+                         "read_bandwidth_bytes_per_s), so both fractions share it; default: a torch read probe")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return ap.parse_args(argv)
 
@@ -1396,6 +1426,8 @@ def main(argv: Sequence[str], make_backend: Optional[Callable[[str], Backend]] =
             raise InputError(f"--json: '{json_path}' is the --out file")
         if os.path.abspath(a.out) == os.path.abspath(a.cases) or os.path.abspath(json_path) == os.path.abspath(a.cases):
             raise InputError("--out: would overwrite the --cases file")
+        if a.read_bandwidth is not None and not (a.read_bandwidth > 0 and math.isfinite(a.read_bandwidth)):
+            raise InputError(f"--read-bandwidth: expected bytes per second > 0, got {a.read_bandwidth}")
     except InputError as e:
         print(f"peer_flashinfer: error: {e}", file=sys.stderr)
         return 2
@@ -1411,11 +1443,15 @@ def main(argv: Sequence[str], make_backend: Optional[Callable[[str], Backend]] =
         except ImportError as e:
             print(f"peer_flashinfer: error: {e} (pip install flashinfer-python; see the README)", file=sys.stderr)
             return 2
-        bw = copy_bandwidth_bytes_per_s()
-        env = environment(bw)
+        copy_bw = copy_bandwidth_bytes_per_s()
+        if a.read_bandwidth is not None:
+            bw, source = a.read_bandwidth, "--read-bandwidth (attnbench's read probe)"
+        else:
+            bw, source = read_bandwidth_bytes_per_s(), "torch amax probe (scripts/peer_flashinfer.py)"
+        env = environment(copy_bw, bw, source)
         backends: List[Backend] = [FlashInferLib() if n == "flashinfer_lib" else TrtllmLib() for n in names]
     else:
-        bw = 0.0
+        bw = a.read_bandwidth or 0.0
         env = {"tool": "scripts/peer_flashinfer.py", "device": "fake"}
         backends = [make_backend(n) for n in names]
     try:

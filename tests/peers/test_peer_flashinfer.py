@@ -279,6 +279,24 @@ class BadInput(TempDir):
         with open(p) as f:
             self.assertEqual(f.read(), self.good_cases())
 
+    def test_read_bandwidth_must_be_a_positive_number(self):
+        for bad in ("0", "-5e12", "nan", "inf"):
+            rc, err = self.run_main("--cases", self.write("c.csv", self.good_cases()), "--out",
+                                    os.path.join(self.tmp, "o.csv"), "--read-bandwidth=" + bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("--read-bandwidth", err, bad)
+            self.assertEqual(len(err.strip().splitlines()), 1, bad)
+
+    def test_read_bandwidth_is_the_bw_fraction_denominator(self):
+        out = os.path.join(self.tmp, "o.csv")
+        rc, err = self.run_main("--cases", self.write("c.csv", self.good_cases()), "--out", out, "--read-bandwidth", "2e12")
+        self.assertEqual(rc, 0, err)
+        with open(out, encoding="utf-8") as f:
+            rows = [r for r in csv.DictReader(f) if r["status"] == "ok" and r["tb_per_s"]]
+        self.assertTrue(rows)
+        for r in rows:
+            self.assertAlmostEqual(float(r["bw_fraction"]), float(r["tb_per_s"]) / 2.0, places=9)
+
     def test_empty_file(self):
         rc, err = self.run_main("--cases", self.write("c.csv", ""), "--out", os.path.join(self.tmp, "o.csv"))
         self.assertEqual(rc, 2)
@@ -308,6 +326,8 @@ class FakeRuns(TempDir):
         self.assertEqual(ok["kv_len_max"], "6")
         self.assertIn("--backend flashinfer_lib", ok["repro"])
         self.assertGreater(float(ok["tb_per_s"]), 0)
+        # bw_fraction is the KV read over the read bandwidth given (4e12 B/s here): tb_per_s * 1e12 / 4e12
+        self.assertAlmostEqual(float(ok["bw_fraction"]), float(ok["tb_per_s"]) * 1e12 / 4e12, places=9)
         skipped = by[("extend/tiny/b=2/pre=5/ext=3/p=16/bf16", "trtllm_lib", "eager")]
         self.assertEqual(skipped["status"], "skipped")
         self.assertIn("does not run extend", skipped["note"])
