@@ -90,7 +90,7 @@ def main():
     print("\n## decode and verify (step = metadata + 6 layers, µs median (p10-p90); TB/s over the forward part,"
           " bw_fraction = of the read probe)\n")
     print(f"| case | timing | {FI} µs | {LEAN} µs (p10-p90) | {LEGACY} µs (p10-p90) | lean / legacy | "
-          f"{LEAN} TB/s (of read probe) | bit-identical |")
+          f"{LEAN} TB/s (bw_fraction of read probe) | bit-identical |")
     print("|---|---|---|---|---|---|---|---|")
     for c in cases:
         if c.startswith("extend"):
