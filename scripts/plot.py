@@ -9,8 +9,9 @@ Figures (a handful of files, whatever the number of cases):
                          trtllm_mha / flashinfer, each with its noise band (p10/p90 - p90/p10, the band
                          `attnbench report` prints for rows without raw samples); 1.0 dotted. Modes without
                          a ratio get no panel; the legend sits below the panels.
-  bandwidth_fraction.png KV bytes moved per step / time, as a fraction of the copy bandwidth measured in the
-                         same run, vs batch x context, decode and verify (memory-bound), one panel per model.
+  bandwidth_fraction.png the rows' bw_fraction (KV bytes moved per step / forward time, over the read-only
+                         bandwidth probe of the same run; results written before 2026-12-01 divided by the
+                         copy bandwidth) vs batch x context, decode and verify (memory-bound), one panel per model.
   memory_rows.png        stacked bars per backend: construct / graph state / capture, device and pinned, from
                          the rows' memory columns of one case per model (the first case every backend ran).
   memory_tags.png        with --memory-csv (`attnbench memory --format csv`): stacked bars per backend by tag.
@@ -259,7 +260,7 @@ def plot_bandwidth(rows, out_dir, plt):
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("batch x context (KV tokens per step)")
         ax.set_title(model, fontsize=10)
-    axes[0][0].set_ylabel("KV read bandwidth / measured copy bandwidth")
+    axes[0][0].set_ylabel("bw_fraction: KV read bandwidth / read-only probe")
     # One legend for every panel, below them: never on the data.
     handles, names = [], []
     for ax in axes[0]:

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Summarises the SDPA anchors of 2026-12-01: anchors.csv (the run right after the pr-evidence sweep of commit
+59834dc) beside run1/anchors.csv (the first run that day, before the decode kernel's O^T = V^T P^T change).
+
+    python3 results/h200/perf/summary.py        (standard library only; prints Markdown)
+
+Prints the extend ratio_to_best per case in both runs, the decode ratio_to_best ranges per model split by
+whether one layer's KV exceeds the 60 MiB L2 (the "KV per layer / L2" of ../pr-evidence.csv's notes; for
+Gemma-3 that is the windowed layers' figure), and the run-to-run change of each column (the cuDNN / flash
+columns are the same PyTorch code in both runs: their change is noise; attnbench's decode also carries the
+kernel change between the runs).
+"""
+
+import csv
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return {(r["mode"], r["model"], r["batch"], r["prefix_len"], r["kv_len"]): r for r in csv.DictReader(f)}
+
+
+def num(s):
+    return float(s) if s else None
+
+
+def rng(xs, fmt="{:.2f}"):
+    xs = [x for x in xs if x is not None]
+    return f"{fmt.format(min(xs))}-{fmt.format(max(xs))}" if xs else "-"
+
+
+def main():
+    run2 = load(os.path.join(HERE, "anchors.csv"))
+    run1 = load(os.path.join(HERE, "run1", "anchors.csv"))
+    l2 = {}
+    with open(os.path.join(HERE, "..", "pr-evidence.csv"), newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            m = re.search(r"KV per layer / L2 = ([0-9.]+)", r["note"])
+            if m and r["mode"] == "decode":
+                l2[(r["model"], r["batch"], str(int(float(r["kv_len_mean"]))))] = float(m.group(1))
+    models = list(dict.fromkeys(k[1] for k in run2))
+
+    print("## extend: ratio_to_best (attnbench TFLOP/s; cuDNN, flash TFLOP/s), run 2 / run 1\n")
+    print("| model | batch | prefix | attnbench | cuDNN | flash | ratio_to_best | run 1 ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for k, r in run2.items():
+        if k[0] != "extend":
+            continue
+        print(f"| {k[1]} | {k[2]} | {k[3]} | {r['attnbench']} | {r['cudnn']} | {r['flash'] or '-'} | "
+              f"{float(r['ratio_to_best']):.2f} | {float(run1[k]['ratio_to_best']):.2f} |")
+
+    print("\n## decode: ratio_to_best ranges (run 2; run 1 in brackets)\n")
+    print("| model | KV per layer > L2: cases | ratio | KV per layer <= L2: cases | ratio |")
+    print("|---|---|---|---|---|")
+    for m in models:
+        big = [k for k in run2 if k[0] == "decode" and k[1] == m and run2[k]["ratio_to_best"]
+               and l2.get((m, k[2], k[4]), 0) > 1]
+        small = [k for k in run2 if k[0] == "decode" and k[1] == m and run2[k]["ratio_to_best"]
+                 and l2.get((m, k[2], k[4]), 0) <= 1]
+        cell = lambda ks: (f"{rng([num(run2[k]['ratio_to_best']) for k in ks])} "
+                           f"({rng([num(run1[k]['ratio_to_best']) for k in ks])})")
+        names = lambda ks: ", ".join(f"{k[2]}x{int(k[4]) - 1}" for k in ks)
+        print(f"| {m} | {names(big)} | {cell(big)} | {names(small)} | {cell(small)} |")
+
+    print("\n## run-to-run change (run 2 / run 1) of each column\n")
+    for mode in ("extend", "decode"):
+        for part, test in (("KV per layer > L2", lambda v: v > 1), ("KV per layer <= L2", lambda v: v <= 1)):
+            ks = [k for k in run2 if k[0] == mode and run2[k]["attnbench"]
+                  and (mode == "extend" or test(l2.get((k[1], k[2], k[4]), 0)))]
+            if mode == "extend" and part.endswith("<= L2"):
+                continue
+            label = "all cases" if mode == "extend" else part
+            cells = []
+            for col in ("attnbench", "cudnn", "flash"):
+                xs = [num(run2[k][col]) / num(run1[k][col]) for k in ks if num(run2[k][col]) and num(run1[k][col])]
+                cells.append(f"{col} {rng(xs, '{:.3f}')}")
+            print(f"- {mode}, {label} ({len(ks)}): " + "; ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
