@@ -671,10 +671,10 @@ void launch_attention_prefill_with(const AttentionParams& p, void* stream, Prefi
   check_params(p);
   if (kernel == PrefillKernel::hopper && !prefill_hopper_usable())
     throw Unsupported("attention_prefill: the Hopper kernel needs an sm_90 GPU and a build with sm_90a code");
-  // automatic: this kernel, until the Hopper kernel has passed compute-sanitizer memcheck and racecheck on the
-  // H200 (it passed every prefill GPU test there; the sanitizers did not run, 2026-12-01). Then: the Hopper
-  // kernel where it measured faster (ragged K/V, head_dim 128: 304-330 against 288-315 TFLOP/s; with a block
-  // table of page 64 it measured 244-258 against 256-281): see README, "Prefill kernels on Hopper".
+  // automatic: this kernel. The Hopper kernel passed every prefill GPU test and compute-sanitizer memcheck and
+  // racecheck on the H200 (2026-12-01), but gains ~5% on ragged K/V only (head_dim 128: 304-330 against 288-315
+  // TFLOP/s) and loses with a page-64 block table (244-258 against 256-281): README, "Prefill kernels on Hopper".
+  // Switching this on needs a whole sweep run with it first (the pr-evidence rows are measured on this kernel).
   constexpr bool kHopperByDefault = false;
   const bool hopper_first = kernel == PrefillKernel::hopper ||
                             (kHopperByDefault && kernel == PrefillKernel::automatic &&
