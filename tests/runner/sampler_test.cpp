@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace attnbench {
@@ -190,48 +191,31 @@ TEST(Sampler, SteadyClockIsMonotonicAndInSeconds) {
 }
 
 TEST(Sampler, InterruptStopsAfterTheCallInFlight) {
-  // A policy that would sample for a long time: 500 samples of 1 s each, never converging below 0 % spread.
-  SamplingPolicy p;
-  p.warmup = 3;
-  p.min_samples = 500;
-  p.max_samples = 500;
-  p.target_spread_pct = 0.0;
-  p.time_budget_s = 1e6;
-  {  // raised before sampling: one warm-up call, one sample
+  // warmup 3, then up to 500 samples of 1-2 s that never converge (0 % spread) within a budget of 10^6 s.
+  const SamplingPolicy p{3, 500, 500, 0.0, 1e6};
+  // raise_at: the call (1-based) after which the stop rises; 0 = already raised, -1 = never.
+  const auto run_until = [&p](int raise_at) {
     FakeClock clock;
     FakeMeasurement m(clock, {}, {1e6, 2e6});
-    std::atomic<bool> stop{true};
-    const Samples s = sample(p, [&m] { return m(); }, clock, &stop);
-    EXPECT_EQ(s.stop_reason, "interrupted");
-    EXPECT_EQ(s.warmup_runs, 1);
-    EXPECT_EQ(s.us.size(), 1u);
-    EXPECT_EQ(m.calls(), 2u);
-  }
-  {  // raised by the 7th call (the 4th sample): that sample is the last
-    FakeClock clock;
-    FakeMeasurement m(clock, {}, {1e6, 2e6});
-    std::atomic<bool> stop{false};
-    const Samples s = sample(
-        p,
-        [&] {
-          const double us = m();
-          if (m.calls() == 7) stop = true;
-          return us;
-        },
-        clock, &stop);
-    EXPECT_EQ(s.stop_reason, "interrupted");
-    EXPECT_EQ(s.warmup_runs, 3);
-    EXPECT_EQ(s.us.size(), 4u);
-    EXPECT_EQ(s.summary.n, 4);
-  }
-  {  // never raised: the policy runs its course
-    FakeClock clock;
-    FakeMeasurement m(clock, {}, {1e6, 2e6});
-    std::atomic<bool> stop{false};
-    const Samples s = sample(p, [&m] { return m(); }, clock, &stop);
-    EXPECT_EQ(s.stop_reason, "max samples");
-    EXPECT_EQ(s.us.size(), 500u);
-  }
+    std::atomic<bool> stop{raise_at == 0};
+    Samples s = sample(p, [&] { const double us = m(); if (static_cast<int>(m.calls()) == raise_at) stop = true; return us; },
+                       clock, &stop);
+    return std::make_pair(s, m.calls());
+  };
+  const auto [before, calls_before] = run_until(0);  // one warm-up call, one sample
+  EXPECT_EQ(before.stop_reason, "interrupted");
+  EXPECT_EQ(before.warmup_runs, 1);
+  EXPECT_EQ(before.us.size(), 1u);
+  EXPECT_EQ(calls_before, 2u);
+  const auto [mid, calls_mid] = run_until(7);  // raised by the 4th sample: that sample is the last
+  EXPECT_EQ(mid.stop_reason, "interrupted");
+  EXPECT_EQ(mid.warmup_runs, 3);
+  EXPECT_EQ(mid.summary.n, 4);
+  EXPECT_EQ(calls_mid, 7u);
+  const auto [never, calls_never] = run_until(-1);  // the policy runs its course
+  EXPECT_EQ(never.stop_reason, "max samples");
+  EXPECT_EQ(never.us.size(), 500u);
+  EXPECT_EQ(calls_never, 503u);
 }
 
 }  // namespace

@@ -12,27 +12,14 @@
 namespace attnbench {
 namespace {
 
-std::vector<Case> two_cases() {
-  RunPlan p;
-  p.models = {"tiny"};
-  p.modes = {"decode"};
-  p.batches = {3};
-  p.kv_lens = {70};
-  p.page_sizes = {16};
-  p.seeds = {1, 2};
-  p.backends = backend_names();
-  return expand_cases(p);
-}
-
 TEST(Sweep, StopRaisedDuringACaseEndsItsSamplingAndDropsIt) {
-  const std::vector<Case> cases = two_cases();
+  RunPlan plan;  // the defaults (decode, b=16, kv 1024, page 64) on the tiny model, two seeds: two cases
+  plan.models = {"tiny"};
+  plan.seeds = {1, 2};
+  const std::vector<Case> cases = expand_cases(plan);
   ASSERT_EQ(cases.size(), 2u);
   RunSettings s;
-  s.timing = true;
-  s.sampling.warmup = 1;
-  s.sampling.min_samples = 3;
-  s.sampling.max_samples = 3;
-  s.sampling.time_budget_s = 60;
+  s.sampling = SamplingPolicy{1, 3, 3, 5.0, 60};  // warmup, min / max samples, spread %, budget s
   std::atomic<bool> stop{false};
   bool raise_on_next_device = false;
   // In the second sweep the case's first device raises the stop, as SIGINT would mid-case; that case's policy
@@ -49,10 +36,7 @@ TEST(Sweep, StopRaisedDuringACaseEndsItsSamplingAndDropsIt) {
   for (const ResultRow& r : rows) EXPECT_EQ(r.samples, 3) << r.backend;
 
   raise_on_next_device = true;
-  s.sampling.min_samples = 100000;
-  s.sampling.max_samples = 100000;
-  s.sampling.target_spread_pct = 0.0;
-  s.sampling.time_budget_s = 1e6;
+  s.sampling = SamplingPolicy{1, 100000, 100000, 0.0, 1e6};
   rows.clear();
   const SweepSummary sum =
       run_sweep({cases[1], cases[0]}, backend_names(), make, s, [&](const ResultRow& r) { rows.push_back(r); },
