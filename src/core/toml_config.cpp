@@ -18,9 +18,12 @@ struct ParserAssumption {};
 #define TOML_ASSERT(expr) ((expr) ? static_cast<void>(0) : ::attnbench::toml_guard::fail())
 // TOML_UNREACHABLE and TOML_ASSUME are __builtin_unreachable / __builtin_assume, not guarded by #ifndef: they are
 // replaced after toml++'s preprocessor header (include-once) defines them. toml++ 3.3 does reach one:
-// is_non_ascii_horizontal_whitespace() runs off its switch for U+00A1..U+0499 ('é' after a value), which
-// read_toml_config refuses before parsing (non-ASCII outside strings and comments); any other one now ends in
-// fail() (std::terminate where toml++ is noexcept), never in undefined behaviour.
+// is_non_ascii_horizontal_whitespace() runs off its switch for U+00A1..U+0499 ('é' after a value), and it is
+// noexcept, so fail() there is std::terminate. toml++ never sees such a code point: read_toml_config moves the
+// whole range into the Private Use Area before parsing and back in every string it takes out (shift_out /
+// shift_back below), whatever the context (a scan of "outside strings" that differs from toml++'s own reading of
+// a malformed line cannot let one through). Any other assumption now ends in fail(), never in undefined
+// behaviour.
 #include <toml++/impl/preprocessor.h>
 #undef TOML_UNREACHABLE
 #define TOML_UNREACHABLE ::attnbench::toml_guard::fail()
@@ -31,6 +34,7 @@ struct ParserAssumption {};
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <istream>
 #include <map>
@@ -42,6 +46,64 @@ struct ParserAssumption {};
 namespace attnbench {
 
 namespace {
+
+// toml++ 3.3's is_non_ascii_horizontal_whitespace() has no answer for U+00A1..U+0499 (see the top of this file).
+// shift_out moves each such code point (2-byte UTF-8) by kShift to U+F0A1..U+F499 (3-byte UTF-8, Private Use
+// Area, where the function answers "no"); shift_back undoes it in what comes out of the parser. A text that
+// already holds a code point of the target range could not be read back unambiguously: shift_out returns the
+// line of the first one (0 when there is none) and read_toml_config refuses the file.
+constexpr std::uint32_t kShiftFirst = 0xA1, kShiftLast = 0x499, kShift = 0xF000;
+
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+std::string shift_out(std::string_view in, std::int64_t& reserved_line) {
+  reserved_line = 0;
+  std::string out;
+  out.reserve(in.size() + in.size() / 2);
+  std::int64_t line = 1;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto b = static_cast<unsigned char>(in[i]);
+    if (b == '\n') ++line;
+    if ((b & 0xE0) == 0xC0 && i + 1 < in.size() && is_continuation(in[i + 1])) {
+      const std::uint32_t cp = ((b & 0x1Fu) << 6) | (static_cast<unsigned char>(in[i + 1]) & 0x3Fu);
+      if (cp >= kShiftFirst && cp <= kShiftLast) {
+        const std::uint32_t to = cp + kShift;
+        out += static_cast<char>(0xE0 | (to >> 12));
+        out += static_cast<char>(0x80 | ((to >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (to & 0x3F));
+        ++i;
+        continue;
+      }
+    } else if (b == 0xEF && i + 2 < in.size() && is_continuation(in[i + 1]) && is_continuation(in[i + 2])) {
+      const std::uint32_t cp = (0xFu << 12) | ((static_cast<unsigned char>(in[i + 1]) & 0x3Fu) << 6) |
+                               (static_cast<unsigned char>(in[i + 2]) & 0x3Fu);
+      if (cp >= kShiftFirst + kShift && cp <= kShiftLast + kShift && reserved_line == 0) reserved_line = line;
+    }
+    out += in[i];
+  }
+  return out;
+}
+
+std::string shift_back(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (static_cast<unsigned char>(in[i]) == 0xEF && i + 2 < in.size() && is_continuation(in[i + 1]) &&
+        is_continuation(in[i + 2])) {
+      const std::uint32_t cp = (0xFu << 12) | ((static_cast<unsigned char>(in[i + 1]) & 0x3Fu) << 6) |
+                               (static_cast<unsigned char>(in[i + 2]) & 0x3Fu);
+      if (cp >= kShiftFirst + kShift && cp <= kShiftLast + kShift) {
+        const std::uint32_t to = cp - kShift;
+        out += static_cast<char>(0xC0 | (to >> 6));
+        out += static_cast<char>(0x80 | (to & 0x3F));
+        i += 2;
+        continue;
+      }
+    }
+    out += in[i];
+  }
+  return out;
+}
 
 // A key that can be an option name: letters, digits, '_' and '-', a letter or digit first. Everything CLI11
 // names an option by fits; what does not could only be an unknown key, and is refused here so that no hostile
@@ -189,7 +251,7 @@ std::string describe(const toml::node& n) {
     case toml::node_type::floating_point:
       return "the float " + float_text(n.as_floating_point()->get());
     case toml::node_type::string:
-      return "the string \"" + printable(n.as_string()->get().substr(0, 40)) + "\"";
+      return "the string \"" + printable(shift_back(n.as_string()->get()).substr(0, 40)) + "\"";
     case toml::node_type::array:
       return "an array";
     case toml::node_type::table:
@@ -210,7 +272,7 @@ std::vector<Entry> in_file_order(const toml::table& t) {
   std::vector<Entry> v;
   for (auto&& [k, node] : t)
     v.push_back({static_cast<std::int64_t>(k.source().begin.line), static_cast<std::int64_t>(k.source().begin.column),
-                 std::string(k.str()), &node});
+                 shift_back(k.str()), &node});
   std::stable_sort(v.begin(), v.end(),
                    [](const Entry& a, const Entry& b) { return std::tie(a.line, a.column) < std::tie(b.line, b.column); });
   return v;
@@ -287,7 +349,11 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
                      printable(l.substr(0, 80)) + (l.size() > 80 ? "...')" : "')"));
   }
 
-  std::string text(input);
+  std::int64_t reserved = 0;
+  std::string text = shift_out(input, reserved);
+  if (reserved > 0)
+    throw InputError(where(reserved) + ": a character in U+F0A1..U+F499 (Private Use Area; reserved by attnbench's " +
+                     "TOML reader)");
   toml::table root;
   for (int attempt = 0;; ++attempt) {
     try {
@@ -301,7 +367,7 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
       const std::string_view l = line_of(input, line);
       const std::string key = key_of_line(l);
       const std::string shown_line = " (in '" + printable(l.substr(0, 80)) + (l.size() > 80 ? "...'" : "'") + ")";
-      const std::string desc(e.description());
+      const std::string desc = shift_back(e.description());
       if (desc.find("cannot redefine existing ") != std::string::npos) {  // toml++'s own echo of the key is unreliable
         if (!key.empty()) throw InputError(where(line) + ": duplicate key '" + printable(key) + "'" + shown_line);
         const std::string header = header_of_line(l);
@@ -333,7 +399,7 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
     const auto scalar = [&](const toml::node& v) -> std::string {
       switch (v.type()) {
         case toml::node_type::string:
-          return v.as_string()->get();
+          return shift_back(v.as_string()->get());
         case toml::node_type::integer:
           if (v.as_integer()->flags() != toml::value_flags::none)
             throw InputError(where(e.line) + ": --" + e.key +
