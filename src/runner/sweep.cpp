@@ -8,11 +8,10 @@ namespace attnbench {
 
 SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::string>& backends,
                        const DeviceMaker& make_device, const RunSettings& settings,
-                       const std::function<void(const ResultRow&)>& sink, const Progress& progress,
-                       const std::atomic<bool>* stop) {
+                       const std::function<void(const ResultRow&)>& sink, const Progress& progress) {
   SweepSummary sum;
-  RunSettings s = settings;
-  if (stop != nullptr) s.interrupt = stop;
+  const RunSettings& s = settings;
+  const std::atomic<bool>* stop = s.interrupt;
   std::string sticky;  // the error that made the device unusable
   const auto t0 = std::chrono::steady_clock::now();
   // "[i/n elapsed, ~eta left] " with `done` cases finished.

@@ -15,7 +15,7 @@ namespace attnbench {
 struct SweepSummary {
   int rows = 0, ok = 0, skipped = 0, failed = 0, oom = 0, ref_failures = 0;
   int cases_done = 0;
-  bool interrupted = false;  // `stop` was raised: the remaining cases did not run
+  bool interrupted = false;  // settings.interrupt was raised: the remaining cases did not run
   bool all_good() const { return failed == 0 && oom == 0 && ref_failures == 0 && !interrupted; }
 };
 
@@ -27,13 +27,12 @@ struct Progress {
   std::string label;  // e.g. "rank 1/4" in a sharded sweep: starts every line; "" for none
 };
 
-// Runs `cases` in order. `stop` (e.g. raised by SIGINT) is checked before every case and by the sampler after
-// every timed call (settings.interrupt): the case in flight ends after at most one more step per row and is
+// Runs `cases` in order. settings.interrupt (when set; e.g. raised by SIGINT) is checked before every case and
+// by the sampler after every timed call: the case in flight ends after at most one more step per row and is
 // dropped (its rows would hold too few samples; a --resume run measures it again), rows already handed to
 // `sink` are complete, and the sweep returns with interrupted = true.
 SweepSummary run_sweep(const std::vector<Case>& cases, const std::vector<std::string>& backends,
                        const DeviceMaker& make_device, const RunSettings& settings,
-                       const std::function<void(const ResultRow&)>& sink, const Progress& progress,
-                       const std::atomic<bool>* stop = nullptr);
+                       const std::function<void(const ResultRow&)>& sink, const Progress& progress);
 
 }  // namespace attnbench

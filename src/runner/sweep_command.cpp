@@ -169,8 +169,9 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
       }
       rows.push_back(r);
     };
+    s.interrupt = &g_stop;
     sum = run_sweep(todo.cases, backends, [resolved, ordinal] { return make_device(resolved, ordinal); }, s, sink,
-                    progress, &g_stop);
+                    progress);
   }
   {  // This invocation's wall time, start to last row (a --resume run: its own part only)
     char wall[32];

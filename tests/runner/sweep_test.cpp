@@ -21,6 +21,7 @@ TEST(Sweep, StopRaisedDuringACaseEndsItsSamplingAndDropsIt) {
   RunSettings s;
   s.sampling = SamplingPolicy{1, 3, 3, 5.0, 60};  // warmup, min / max samples, spread %, budget s
   std::atomic<bool> stop{false};
+  s.interrupt = &stop;
   bool raise_on_next_device = false;
   // In the second sweep the case's first device raises the stop, as SIGINT would mid-case; that case's policy
   // alone (100,000 samples, a spread of 0 that CPU timings never reach, 10^6 s) would run for hours without it.
@@ -30,7 +31,7 @@ TEST(Sweep, StopRaisedDuringACaseEndsItsSamplingAndDropsIt) {
   };
   std::vector<ResultRow> rows;
   const SweepSummary first_only =
-      run_sweep({cases[0]}, backend_names(), make, s, [&](const ResultRow& r) { rows.push_back(r); }, Progress{}, &stop);
+      run_sweep({cases[0]}, backend_names(), make, s, [&](const ResultRow& r) { rows.push_back(r); }, Progress{});
   EXPECT_FALSE(first_only.interrupted);
   ASSERT_EQ(rows.size(), backend_names().size());
   for (const ResultRow& r : rows) EXPECT_EQ(r.samples, 3) << r.backend;
@@ -40,7 +41,7 @@ TEST(Sweep, StopRaisedDuringACaseEndsItsSamplingAndDropsIt) {
   rows.clear();
   const SweepSummary sum =
       run_sweep({cases[1], cases[0]}, backend_names(), make, s, [&](const ResultRow& r) { rows.push_back(r); },
-                Progress{}, &stop);
+                Progress{});
   EXPECT_TRUE(sum.interrupted);
   EXPECT_EQ(sum.cases_done, 0);
   EXPECT_TRUE(rows.empty()) << "the interrupted case's rows hold too few samples: none is handed to the sink";
