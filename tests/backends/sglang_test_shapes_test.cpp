@@ -102,6 +102,12 @@ std::vector<Shape> shapes() {
       // MHA at page 128 on SM90: SGLang 0.5.23 checks page 128 only off XQA (trtllm_mha_backend.py L374-390),
       // so it runs (attnbench refused it before).
       {"mha_page128_on_xqa", kDenseTrtllm, mha, "13:1 14:1 15:1", kAllModes + " --page-size 128 --draft-tokens 3", 9},
+      // Real models of shapes no preset has (tests/data/README.md): head_dim 64 with GQA 4 (Llama-3.2-1B) and a
+      // group of 3 (Llama-3.2-3B, 24 / 8 heads), at the kit's page-edge lengths, bf16 and fp8 KV.
+      {"llama_3_2_1b_page_edges", kDense, kData + "llama-3.2-1b.json", "0:15 0:16 0:17",
+       " --layers 2 --dtype bf16" + kAllModes + " --page-size 16,128 --draft-tokens 4", 18},
+      {"llama_3_2_3b_fp8_ragged", kDense, kData + "llama-3.2-3b.json", "0:15 8:8 16:1",
+       " --layers 2 --dtype bf16 --kv-cache-dtype fp8_e4m3" + kAllModes + " --page-size 32 --draft-tokens 4", 9},
   };
 }
 
