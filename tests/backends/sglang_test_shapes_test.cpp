@@ -8,6 +8,8 @@
 // path is the same at any size.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -166,6 +168,13 @@ TEST(SglangTestShapes, Page128WithoutGqaIsRefusedWhereSglangRefusesIt) {
   r = test::run_attnbench(base + " --sglang 30cb848d4", d);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(test::has(r.err, "L220-243")) << r.err;
+  // `memory` follows the same rule: SM90 builds every backend at page 128 for an MHA model.
+  r = test::run_attnbench("memory --device cpu --format json --page-size 128 --max-running-requests 8 --context-length 512"
+                          " --model " + kKit + "kit-mha.json", d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["backends"].size(), 3u) << r.out;
+  for (const auto& b : j["backends"]) EXPECT_FALSE(b.contains("error")) << b.dump();
   // FlashInfer alone has no such rule anywhere.
   r = test::run_attnbench(base + " --arch sm100 --backend flashinfer", d);
   EXPECT_EQ(r.exit_code, 0) << r.err;
