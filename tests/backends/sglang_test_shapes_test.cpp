@@ -144,7 +144,9 @@ TEST_P(SglangTestShapes, ValidateOnTheCpu) {
     EXPECT_EQ(row.status, RowStatus::ok) << row.note;
     ASSERT_TRUE(row.ref_pass.has_value());
     EXPECT_TRUE(*row.ref_pass) << row.note;
-    if (row.backend == "trtllm_mha") EXPECT_TRUE(test::has(row.bitwise_equal_to, "trtllm_mha_legacy")) << row.bitwise_equal_to;
+    if (row.backend == "trtllm_mha") {
+      EXPECT_TRUE(test::has(row.bitwise_equal_to, "trtllm_mha_legacy")) << row.bitwise_equal_to;
+    }
     ++ok;
   }
   EXPECT_GT(ok, 0) << "every row skipped";
