@@ -26,6 +26,20 @@ Buffer arange_buffer(Device& device, int n, int step, const std::string& tag) {
   return b;
 }
 
+// Whether SGLang's page-size-128 check (GQA only) applies on `arch` (0: not known yet). 0.5.23 runs it only
+// off XQA, for trtllm-gen on SM100 (trtllm_mha_backend.py L374-390; XQA has native page 128); at 30cb848d4 it
+// sat in the constructor (L220-243) and attnbench applies it on every architecture [uncertain there].
+bool page128_check_applies(const ServerArgs& a, int arch) {
+  if (!a.profile().page128_check_off_xqa_only) return true;
+  return arch != 0 && !is_xqa_arch(arch);
+}
+
+std::string page128_check_where(const ServerArgs& a) {
+  return a.profile().page128_check_off_xqa_only
+             ? " (SGLang " + a.profile().version + " checks it for trtllm-gen on SM100: trtllm_mha_backend.py L374-390)"
+             : " (SGLang " + a.profile().version + "'s constructor, trtllm_mha_backend.py L220-243)";
+}
+
 }  // namespace
 
 std::int64_t TrtllmMhaImpl::workspace_bytes_at_entry(const ProcessEnv& env) {
@@ -42,11 +56,10 @@ void TrtllmMhaImpl::validate(const ModelConfig& m, const ServerArgs& a) {
   if (p != 16 && p != 32 && p != 64 && p != 128)
     throw InputError("--page-size: trtllm_mha supports 16, 32, 64 or 128, got " + std::to_string(p) +
                      " (SGLang forces other values to 64: arg_groups/overrides.py L2173-2186)");
-  // L220-243: page 128 needs GQA and a power-of-two head_dim equal to v_head_dim [uncertain: SGLang may check
-  // this only for trtllm-gen (SM100); attnbench applies it everywhere].
-  if (p == 128 && m.num_qo_heads() == m.num_kv_heads())
+  if (p == 128 && m.num_qo_heads() == m.num_kv_heads() && page128_check_applies(a, a.arch))
     throw InputError("--page-size: trtllm_mha with page size 128 needs grouped-query attention, but " + m.name +
-                     " has " + std::to_string(m.num_qo_heads()) + " query and KV heads per rank");
+                     " has " + std::to_string(m.num_qo_heads()) + " query and KV heads per rank" +
+                     page128_check_where(a));
 }
 
 TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
@@ -104,6 +117,11 @@ TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
 }
 
 Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool) const {
+  // The architecture is known here (--arch or the device's), not always when the options were checked.
+  const ModelConfig& m = model_runner_.model_config;
+  if (page_size_ == 128 && m.num_qo_heads() == m.num_kv_heads() && page128_check_applies(model_runner_.server_args, arch_))
+    return Support::no("SGLang refuses trtllm_mha at page size 128 without grouped-query attention on " +
+                       arch_name(arch_) + page128_check_where(model_runner_.server_args));
   // Sinks are passed to both TRTLLM kernels (L1163-1178, L1347-1405).
   switch (mode) {
     case ForwardMode::decode:

@@ -16,6 +16,7 @@ const std::vector<SglangProfile>& sglang_profiles() {
     p0523.fused_kv_pool = true;
     p0523.xqa_spec_dec_mask = true;
     p0523.decode_seq_len_splits = true;
+    p0523.page128_check_off_xqa_only = true;
     v.push_back(p0523);
     SglangProfile main;
     main.version = "30cb848d4";

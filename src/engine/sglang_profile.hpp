@@ -34,6 +34,11 @@ struct SglangProfile {
   bool xqa_spec_dec_mask = false;
   // SGLANG_TRTLLM_MHA_DECODE_SEQ_LEN_SPLITS (0.5.23 environ.py L1267-1270, trtllm_mha_backend.py L1531-1561).
   bool decode_seq_len_splits = false;
+  // TRTLLMHAAttnBackend's page-size-128 check (GQA, power-of-two head_dim == v_head_dim) runs only off XQA,
+  // i.e. for trtllm-gen on SM100: XQA (SM90 / SM120) has native page 128 for every head layout (0.5.23
+  // trtllm_mha_backend.py L374-390). At 30cb848d4 the check sat in the constructor (L220-243) and SGLang's
+  // test expected an MHA model at page 128 to fail to construct: attnbench applies it on every architecture.
+  bool page128_check_off_xqa_only = false;
 };
 
 // The modelled releases; the first is the default.

@@ -90,7 +90,7 @@ TEST(SglangProfiles, Sm100KeepsTheOldWorkspace) {
 TEST(SglangProfiles, EveryPresetAndPageSizeDiffersOnlyByTheSemaphorePrefix) {
   for (const ModelConfig& m : model_presets()) {
     for (int page : {16, 32, 64, 128}) {
-      if (page == 128 && m.num_qo_heads() == m.num_kv_heads()) continue;  // trtllm_mha refuses it (GQA only)
+      if (page == 128 && m.num_qo_heads() == m.num_kv_heads()) continue;  // 30cb848d4 refuses it (GQA only)
       for (int arch : {90, 100}) {
         if (arch == 100 && page != 64) continue;  // SM100 at one page size (construction does not depend on it)
         SCOPED_TRACE(m.name + " page " + std::to_string(page) + " sm" + std::to_string(arch));

@@ -71,6 +71,9 @@ const RealModel kModels[] = {
     {"gemma-3-27b.json", "gemma-3-27b", 32, 16, 131072, true, false, 461979664},
     // Llama-3.1-70B at TP1 constructs FlashInfer exactly as Llama-3.1-8B does (sglang-backends.md section 8).
     {"llama-3.1-70b.json", "llama-3.1-70b", 64, 8, 131072, false, false, 436518920},
+    // head_dim 64 with GQA 4, and a group of 3: the same FlashInfer construction (no window, not Qwen).
+    {"llama-3.2-1b.json", "llama-3.2-1b", 32, 8, 131072, false, false, 436518920},
+    {"llama-3.2-3b.json", "llama-3.2-3b", 24, 8, 131072, false, false, 436518920},
 };
 
 std::int64_t phase(const MemoryReport& r, const std::string& b, const std::string& p, bool pinned = false) {
