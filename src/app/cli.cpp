@@ -40,6 +40,34 @@ void integers_in_range(CLI::App* app) {
   }
 }
 
+// CLI11's "Could not convert: --batch = 2147483648" as "--batch: '2147483648' is beyond 2^31 - 1 (2147483647)"
+// (an int option's decimal value that passed in_range's 64-bit check), else "--alpha: 'abc' is not a number".
+std::string conversion_error_text(const std::string& what) {
+  const std::string prefix = "Could not convert: ";
+  const std::size_t eq = what.find(" = ");
+  if (what.rfind(prefix, 0) != 0 || eq == std::string::npos) return what;
+  const std::string name = what.substr(prefix.size(), eq - prefix.size()), value = what.substr(eq + 3);
+  // A list option names its whole value ("4,9223372036854775807"): name the item that does not fit.
+  std::size_t begin = 0;
+  while (begin <= value.size()) {
+    const std::size_t end = std::min(value.find(',', begin), value.size());
+    const std::string item = value.substr(begin, end - begin);
+    begin = end + 1;
+    if (!decimal_integer_problem(item).empty()) {
+      if (item.find_first_not_of("0123456789.eE+-") == std::string::npos && !item.empty()) continue;  // a real
+      return name + ": '" + item + "' is not a number";
+    }
+    const bool negative = item[0] == '-';
+    // At most 19 digits here (in_range refused more); compare as text against the int limits.
+    const std::string digits = item.substr(negative ? 1 : 0);
+    const std::string limit = negative ? "2147483648" : "2147483647";
+    if (digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit))
+      return name + ": '" + item + "' is " +
+             (negative ? "below -2^31 (-2147483648)" : "beyond 2^31 - 1 (2147483647)");
+  }
+  return name + ": '" + value + "' is not a number";
+}
+
 // The flags of `app` (options that take no value), by long name: "--sinks".
 void collect_flags(const CLI::App* app, std::set<std::string>& flags) {
   for (const CLI::Option* opt : app->get_options())
@@ -264,7 +292,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   env->add_option("--format", out.env.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 
   for (CLI::App* sub : {memory, run, validate, compare, report, merge}) decimal_integers_only(sub);
-  for (CLI::App* sub : {memory, run, validate}) integers_in_range(sub);
+  // compare too: CLI11 clamps --max-memory-growth 99999999999999999999 to 2^63 - 1, a gate that never fails.
+  for (CLI::App* sub : {memory, run, validate, compare}) integers_in_range(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
     throw InputError("unknown subcommand '" + printable(args[0]) +
                      "' (expected " + subcommand_list() + "); try --help");
@@ -309,6 +338,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     throw InputError("--config: " + printable(e.what()));
   } catch (const CLI::ConfigError& e) {
     throw InputError(config_error_text(e.what(), config_file));
+  } catch (const CLI::ConversionError& e) {
+    throw InputError(printable(conversion_error_text(e.what())));
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)
