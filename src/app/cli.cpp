@@ -316,6 +316,31 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
                          a.substr(0, eq) + " alone to set it)");
     }
   }
+  // A comma list with an empty item: CLI11 drops it ("4,,5" is 4, 5) or, for "--batch ,", takes the next
+  // argument as the value and names that ("'--device' is not a decimal integer").
+  {
+    std::set<std::string> lists;
+    for (const CLI::App* sub : {memory, run, validate, compare, report, merge})
+      for (const CLI::Option* opt : sub->get_options())
+        if (opt->get_delimiter() == ',')
+          for (const std::string& n : opt->get_lnames()) lists.insert("--" + n);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--") break;
+      const auto eq = args[i].find('=');
+      std::string name = args[i], value;
+      if (eq != std::string::npos) {
+        name = args[i].substr(0, eq);
+        value = args[i].substr(eq + 1);
+      } else if (i + 1 < args.size()) {
+        value = args[i + 1];
+      } else {
+        continue;
+      }
+      if (!lists.count(name) || value.find(',') == std::string::npos) continue;
+      if (value.front() == ',' || value.back() == ',' || value.find(",,") != std::string::npos)
+        throw InputError(name + ": '" + printable(value) + "' has an empty item (values separated by single commas)");
+    }
+  }
   config_file = config_file_of(args);
   config_formatter->file = config_file;
   out.run.config_file = config_file;

@@ -131,6 +131,11 @@ TEST(Cli, HardenedParsing) {
   expect_bad({"compare", "a.csv", "b.csv", "--max-memory-growth", "9223372036854775808"},
              "--max-memory-growth: '9223372036854775808' is beyond 2^63 - 1");
   EXPECT_EQ(parse_cli({"run", "--batch", "2147483647"}).run.plan.batches, (std::vector<int>{2147483647}));
+  // Comma lists with an empty item: "," named the next argument, "4,,5" dropped the empty item silently.
+  expect_bad({"run", "--batch", ",", "--device", "cpu"}, "--batch: ',' has an empty item");
+  expect_bad({"run", "--batch=4,,5"}, "--batch: '4,,5' has an empty item");
+  expect_bad({"run", "--kv-len", "8,"}, "--kv-len: '8,' has an empty item");
+  EXPECT_EQ(parse_cli({"run", "--batch", "4,5"}).run.plan.batches, (std::vector<int>{4, 5}));
   // --config=FILE is checked like --config FILE (a FIFO would block CLI11's reader forever).
   TempDir d;
   const std::string fifo = d.file("c.toml");
