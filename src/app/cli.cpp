@@ -40,6 +40,34 @@ void integers_in_range(CLI::App* app) {
   }
 }
 
+// CLI11's "Could not convert: --batch = 2147483648" as "--batch: '2147483648' is beyond 2^31 - 1 (2147483647)"
+// (an int option's decimal value that passed in_range's 64-bit check), else "--alpha: 'abc' is not a number".
+std::string conversion_error_text(const std::string& what) {
+  const std::string prefix = "Could not convert: ";
+  const std::size_t eq = what.find(" = ");
+  if (what.rfind(prefix, 0) != 0 || eq == std::string::npos) return what;
+  const std::string name = what.substr(prefix.size(), eq - prefix.size()), value = what.substr(eq + 3);
+  // A list option names its whole value ("4,9223372036854775807"): name the item that does not fit.
+  std::size_t begin = 0;
+  while (begin <= value.size()) {
+    const std::size_t end = std::min(value.find(',', begin), value.size());
+    const std::string item = value.substr(begin, end - begin);
+    begin = end + 1;
+    if (!decimal_integer_problem(item).empty()) {
+      if (item.find_first_not_of("0123456789.eE+-") == std::string::npos && !item.empty()) continue;  // a real
+      return name + ": '" + item + "' is not a number";
+    }
+    const bool negative = item[0] == '-';
+    // At most 19 digits here (in_range refused more); compare as text against the int limits.
+    const std::string digits = item.substr(negative ? 1 : 0);
+    const std::string limit = negative ? "2147483648" : "2147483647";
+    if (digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit))
+      return name + ": '" + item + "' is " +
+             (negative ? "below -2^31 (-2147483648)" : "beyond 2^31 - 1 (2147483647)");
+  }
+  return name + ": '" + value + "' is not a number";
+}
+
 // The flags of `app` (options that take no value), by long name: "--sinks".
 void collect_flags(const CLI::App* app, std::set<std::string>& flags) {
   for (const CLI::Option* opt : app->get_options())
@@ -264,7 +292,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   env->add_option("--format", out.env.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 
   for (CLI::App* sub : {memory, run, validate, compare, report, merge}) decimal_integers_only(sub);
-  for (CLI::App* sub : {memory, run, validate}) integers_in_range(sub);
+  // compare too: CLI11 clamps --max-memory-growth 99999999999999999999 to 2^63 - 1, a gate that never fails.
+  for (CLI::App* sub : {memory, run, validate, compare}) integers_in_range(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
     throw InputError("unknown subcommand '" + printable(args[0]) +
                      "' (expected " + subcommand_list() + "); try --help");
@@ -285,6 +314,31 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
       if (a.rfind("--", 0) == 0 && eq != std::string::npos && flags.count(a.substr(0, eq)))
         throw InputError(a.substr(0, eq) + ": a flag takes no value (got '" + printable(a) + "'; give " +
                          a.substr(0, eq) + " alone to set it)");
+    }
+  }
+  // A comma list with an empty item: CLI11 drops it ("4,,5" is 4, 5) or, for "--batch ,", takes the next
+  // argument as the value and names that ("'--device' is not a decimal integer").
+  {
+    std::set<std::string> lists;
+    for (const CLI::App* sub : {memory, run, validate, compare, report, merge})
+      for (const CLI::Option* opt : sub->get_options())
+        if (opt->get_delimiter() == ',')
+          for (const std::string& n : opt->get_lnames()) lists.insert("--" + n);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--") break;
+      const auto eq = args[i].find('=');
+      std::string name = args[i], value;
+      if (eq != std::string::npos) {
+        name = args[i].substr(0, eq);
+        value = args[i].substr(eq + 1);
+      } else if (i + 1 < args.size()) {
+        value = args[i + 1];
+      } else {
+        continue;
+      }
+      if (!lists.count(name) || value.find(',') == std::string::npos) continue;
+      if (value.front() == ',' || value.back() == ',' || value.find(",,") != std::string::npos)
+        throw InputError(name + ": '" + printable(value) + "' has an empty item (values separated by single commas)");
     }
   }
   config_file = config_file_of(args);
@@ -309,6 +363,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     throw InputError("--config: " + printable(e.what()));
   } catch (const CLI::ConfigError& e) {
     throw InputError(config_error_text(e.what(), config_file));
+  } catch (const CLI::ConversionError& e) {
+    throw InputError(printable(conversion_error_text(e.what())));
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind("A subcommand is required", 0) == 0 || what.find("subcommand") != std::string::npos)

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -174,6 +176,11 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = l >= *max_window_layers;
   } else if (pattern) {  // Gemma-3: every Nth layer is global
     for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = (l + 1) % *pattern != 0;
+  } else if (m.architecture == "Gemma2ForCausalLM") {
+    // Gemma-2's config.json states no pattern: its even layers are windowed, its odd layers global (the
+    // model's code, transformers' Gemma2 is_sliding = not layer_idx % 2 and SGLang's gemma2.py alike). Read
+    // as "every layer windowed" it would time half the layers with the wrong attention span.
+    for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = l % 2 == 0;
   }
   const bool any = std::find(windowed.begin(), windowed.end(), true) != windowed.end();
   if (!window || !any) {
@@ -224,11 +231,27 @@ std::string model_name_from_path(const std::string& path) {
 ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name) {
   const ConfigReader r(source);
   json root;
+  // A key given twice in one object: nlohmann keeps the last silently, Python's json.load too, so the file
+  // means whatever the last reader decides. Refused, naming the key.
+  std::vector<std::set<std::string>> keys_in_open_objects;
+  std::string duplicate;
+  const json::parser_callback_t no_duplicate_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      keys_in_open_objects.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      if (!keys_in_open_objects.empty()) keys_in_open_objects.pop_back();
+    } else if (event == json::parse_event_t::key && !keys_in_open_objects.empty() && duplicate.empty() &&
+               !keys_in_open_objects.back().insert(parsed.get<std::string>()).second) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    root = json::parse(text);
+    root = json::parse(text, no_duplicate_keys);
   } catch (const json::exception& e) {
     throw InputError("--model " + source + ": not valid JSON (" + printable(e.what()) + ")");
   }
+  if (!duplicate.empty()) r.fail(printable(duplicate), "given twice in one object (which one is meant?)");
   if (!root.is_object()) r.fail("top level", "must be a JSON object (got " + shown(root) + ")");
   // A multimodal config keeps the language model's keys in text_config (SGLang's hf_text_config).
   const json* text_config = ConfigReader::find(root, "text_config");
@@ -245,6 +268,17 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   else if (auto t2 = r.string(tc, tp, "model_type"))
     model_type = *t2;
 
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2: kv_lora_rank) caches one compressed latent per
+  // token, not K and V per head; SGLang runs it on its MLA backends, which attnbench does not model. Read as
+  // MHA it would be silent nonsense (DeepSeek-V2-Lite: 16 heads of hidden_size / heads = 128).
+  if (const json* kv_lora = ConfigReader::find(tc, "kv_lora_rank"))
+    r.fail(tp + "kv_lora_rank", shown(*kv_lora) + ": multi-head latent attention (MLA, " + m.architecture +
+                                    ") is not modelled; attnbench models the MHA / GQA backends");
+  // Chunked local attention (Llama-4: attention_chunk_size): most layers attend only within their chunk,
+  // which attnbench's kernels and case rules do not model.
+  if (const json* chunk = ConfigReader::find(tc, "attention_chunk_size"))
+    r.fail(tp + "attention_chunk_size", shown(*chunk) + ": chunked local attention (" + m.architecture +
+                                            ") is not modelled");
   m.num_layers = r.required_integer(tc, tp, "num_hidden_layers", 1, 1024);
   m.num_attention_heads = r.required_integer(tc, tp, "num_attention_heads", 1, 1024);
   m.num_key_value_heads = r.integer(tc, tp, "num_key_value_heads", 1, 1024).value_or(m.num_attention_heads);

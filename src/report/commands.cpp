@@ -1,6 +1,7 @@
 #include "report/commands.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -17,10 +18,14 @@ namespace attnbench {
 
 int run_compare_command(const CompareCliOptions& o, std::ostream& out, const BackendCatalog& catalog) {
   const CompareOptions& opt = o.gate;
-  if (opt.max_slowdown < 0) throw InputError("--max-slowdown: must be >= 0 (a fraction, e.g. 0.05)");
+  // NaN compares false with everything: --max-slowdown nan would let every slowdown through, --min-effect nan
+  // would call every change "same". Both gates must be finite.
+  if (!(opt.max_slowdown >= 0 && std::isfinite(opt.max_slowdown)))
+    throw InputError("--max-slowdown: must be a finite number >= 0 (a fraction, e.g. 0.05)");
   if (opt.max_memory_growth < 0) throw InputError("--max-memory-growth: must be >= 0 bytes");
   if (!(opt.alpha > 0 && opt.alpha < 1)) throw InputError("--alpha: must be in (0, 1)");
-  if (opt.min_effect < 0) throw InputError("--min-effect: must be >= 0 (a fraction)");
+  if (!(opt.min_effect >= 0 && std::isfinite(opt.min_effect)))
+    throw InputError("--min-effect: must be a finite number >= 0 (a fraction)");
   OutputTarget output(o.out, out, {{"BASE", o.base}, {"NEW", o.now}});
   const ResultSet base = load_result_set(o.base);
   const ResultSet now = load_result_set(o.now);

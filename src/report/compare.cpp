@@ -48,14 +48,17 @@ std::optional<std::string> env_value(const Environment& env, const std::string& 
   return std::nullopt;
 }
 
-// The GPU a set ran on: env gpu_name, else the rows' device column when every row names the same one.
+// The GPU a set ran on: env gpu_name, else the rows' device column: the one every row names, or the ones they
+// name ("A + B"; rows of several devices did not run on BASE's one, and were let through before).
 std::optional<std::string> gpu_of(const ResultSet& s) {
   if (auto g = env_value(s.environment, "gpu_name")) return g;
   std::set<std::string> devices;
   for (const ResultRow& r : s.rows)
     if (!r.device.empty()) devices.insert(r.device);
-  if (devices.size() == 1) return *devices.begin();
-  return std::nullopt;
+  if (devices.empty()) return std::nullopt;
+  std::string joined;
+  for (const std::string& d : devices) joined += (joined.empty() ? "" : " + ") + printable(d);
+  return joined;
 }
 
 void check_schema_versions(const ResultSet& base, const ResultSet& now) {
@@ -209,8 +212,22 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
         (p.p_value ? "Mann-Whitney p = " + fmt("%.2g", *p.p_value) : std::string("p10-p90 disjoint")) +
         "), beyond the allowed " + fmt("%.1f%%", opt.max_slowdown * 100));
 
+  // Evidence BASE had and NEW lost fails the gate: without it the checks below would skip the pair (n/a, no
+  // memory delta, no reference verdict) and pass it. A row that is no longer ok fails on its status already.
+  const bool both_ok = a.status == RowStatus::ok && b.status == RowStatus::ok;
+  if (both_ok && a.samples > 0 && a.step_median_us && (b.samples == 0 || !b.step_median_us))
+    p.failures.push_back(key + ": latency measured in BASE (" + std::to_string(a.samples) +
+                         " samples), none in NEW (" + std::to_string(b.samples) + " samples, step_median_us " +
+                         (b.step_median_us ? fmt("%g", *b.step_median_us) : std::string("empty")) + ")");
+  else if (both_ok && a.step_p10_us && a.step_p90_us && !(b.step_p10_us && b.step_p90_us) &&
+           p.method == "p10-p90")
+    p.failures.push_back(key + ": step_p10_us / step_p90_us in BASE, missing in NEW: no noise band to judge " +
+                         "the latency by");
   for (const std::string& col : compared_memory_columns()) {
     const auto ma = memory_column(a, col), mb = memory_column(b, col);
+    if (ma && !mb && b.status == RowStatus::ok)
+      p.failures.push_back(key + ": " + col + " recorded in BASE (" + std::to_string(*ma) +
+                           " B), missing in NEW: memory growth cannot be ruled out");
     if (!ma || !mb) continue;
     MemoryDelta d{col, *ma, *mb};
     if (d.delta() > opt.max_memory_growth)
@@ -248,6 +265,8 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
                          err(a) + "), so it is no evidence");
   else if (new_failed)
     p.failures.push_back(key + ": ref_pass 0 in NEW (max abs error " + err(b) + ")");
+  else if (a.ref_pass == true && !b.ref_pass && b.status == RowStatus::ok)
+    p.failures.push_back(key + ": ref_pass 1 -> empty: NEW ran no reference check where BASE passed one");
   const std::set<std::string> ea = bitwise_equal_names(a.bitwise_equal_to), eb = bitwise_equal_names(b.bitwise_equal_to);
   for (const std::string& name : ea)
     if (!eb.count(name)) p.correctness.push_back("bitwise_equal_to lost " + name);
@@ -339,7 +358,8 @@ Counts count(const CompareResult& r) {
     if (!p.correctness.empty()) ++c.correctness_changes;
     if (std::any_of(p.failures.begin(), p.failures.end(), [](const std::string& f) {
           return f.find("status ok ->") != std::string::npos ||
-                 f.find("ref_pass 1 -> 0") != std::string::npos || f.find("ref_pass 0 in") != std::string::npos;
+                 f.find("ref_pass 1 -> 0") != std::string::npos || f.find("ref_pass 0 in") != std::string::npos ||
+                 f.find("ref_pass 1 -> empty") != std::string::npos;
         }))
       ++c.correctness_regressions;
   }

@@ -498,6 +498,22 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
 std::string result_row_domain_error(const ResultRow& row) {
   for (const Column& c : kColumns)
     if (std::string e = std::visit(DomainCheck{row, c.name}, c.field); !e.empty()) return e;
+  // Across columns: an ok row that took samples has a positive median (a gate that meets an ok row without one
+  // has no latency to judge and would call it n/a, a pass), and the step statistics are in order. A median
+  // outside its own p10-p90 (1e308 between 273 and 318) would otherwise read as "ambiguous": a pass.
+  if (row.status == RowStatus::ok && row.samples > 0 && !(row.step_median_us && *row.step_median_us > 0))
+    return "status ok with " + std::to_string(row.samples) + " samples but step_median_us " +
+           (row.step_median_us ? "'" + number_text(*row.step_median_us) + "'" : std::string("empty")) +
+           ": a measured step takes more than 0 us";
+  const std::pair<const char*, const std::optional<double>*> order[] = {
+      {"step_min_us", &row.step_min_us},       {"step_p10_us", &row.step_p10_us},
+      {"step_median_us", &row.step_median_us}, {"step_p90_us", &row.step_p90_us},
+      {"step_max_us", &row.step_max_us}};
+  for (std::size_t i = 0; i < std::size(order); ++i)
+    for (std::size_t k = i + 1; k < std::size(order); ++k)
+      if (*order[i].second && *order[k].second && **order[i].second > **order[k].second)
+        return std::string(order[i].first) + " '" + number_text(**order[i].second) + "' is above " +
+               order[k].first + " '" + number_text(**order[k].second) + "': the step statistics are out of order";
   return "";
 }
 
@@ -577,6 +593,7 @@ void write_results_json(std::ostream& f, const Environment& env, const std::stri
               o[cols[c]] = v;
           },
           cells[c]);
+    o["seed"] = r.seed;  // unsigned: result_row_cells' std::int64_t would write a seed >= 2^63 negative
     o["samples_us"] = r.samples_us;
     o["ledger"] = nlohmann::ordered_json::array();
     for (const auto& g : r.ledger)
@@ -605,6 +622,12 @@ using json = nlohmann::ordered_json;  // keeps the environment in file order
 // A JSON value as the typed cell of a column of kind `kind` (results_csv's one column table decides the
 // kinds); what the value should have been when it does not fit. Reports written before the typed writer
 // stored empty text as null and ref_pass as 1 / 0: both are still read.
+// An unsigned JSON integer above INT64_MAX: get<std::int64_t>() would wrap it to a negative number.
+bool beyond_int64(const json& v) {
+  return v.is_number_unsigned() &&
+         v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+}
+
 std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
   switch (kind) {
     case CellKind::text:
@@ -613,6 +636,7 @@ std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
       return std::string("text or null");
     case CellKind::integer:
     case CellKind::unsigned_integer:
+      if (beyond_int64(v)) return std::string("an integer in range (at most 9223372036854775807)");
       if (v.is_number_integer() && (kind == CellKind::integer || v.get<std::int64_t>() >= 0))
         return ResultCell{v.get<std::int64_t>()};
       return std::string(kind == CellKind::integer ? "an integer in int range" : "a non-negative integer");
@@ -622,6 +646,7 @@ std::variant<ResultCell, std::string> json_cell(const json& v, CellKind kind) {
       return std::string("a number or null");
     case CellKind::integer_or_empty:
       if (v.is_null()) return ResultCell{};
+      if (beyond_int64(v)) return std::string("an integer in range (at most 9223372036854775807) or null");
       if (v.is_number_integer()) return ResultCell{v.get<std::int64_t>()};
       return std::string("an integer or null");
     case CellKind::bool_or_empty:
@@ -681,6 +706,10 @@ ResultSet load_json(const std::string& path, const std::string& text) {
     for (std::size_t c = 0; c < names.size(); ++c) {
       if (c > 0 && row.schema_version == 1 && added_after_v1(names[c])) continue;
       if (!o.contains(names[c])) throw InputError(where + ": missing column '" + names[c] + "'");
+      if (names[c] == "seed" && o[names[c]].is_number_unsigned()) {  // the one std::uint64_t column: all of it
+        row.seed = o[names[c]].get<std::uint64_t>();
+        continue;
+      }
       const auto cell = json_cell(o[names[c]], kinds[c]);
       if (std::holds_alternative<std::string>(cell) || !set_result_cell(row, c, std::get<ResultCell>(cell))) {
         if (names[c] == "status" && std::holds_alternative<ResultCell>(cell)) {  // text (or null) naming no status

@@ -325,10 +325,20 @@ std::vector<BinaryCase> binary_cases(const TempDir& d) {
             "compare" + good + " {D}/cmp-v3.json --out {OUT}",
             {"{D}/cmp-v3.json", "schema_version 3"}},
            {"compare", "compare" + good + " {D}/cmp-truncated.json --out {OUT}", {"{D}/cmp-truncated.json"}},
+           {"compare",
+            "compare" + good + " {D}/cmp-out-of-order.csv --out {OUT}",
+            {"{D}/cmp-out-of-order.csv line 2", "step_median_us '12.5' is above step_p90_us '2'"}},
            {"compare", "compare" + good + " {D}/missing.csv --out {OUT}", {"{D}/missing.csv"}},
            {"compare", "compare" + good + " {D}/a-directory --out {OUT}", {"{D}/a-directory"}},
            {"compare", "compare" + good + " --out {OUT}", {"new"}},
            {"compare", "compare" + good + good + " --alpha 2 --out {OUT}", {"--alpha"}},
+           // Gates that could never fail: NaN compares false, CLI11 clamped the overflow to 2^63 - 1.
+           {"compare", "compare" + good + good + " --max-slowdown nan --out {OUT}", {"--max-slowdown", "finite"}},
+           {"compare", "compare" + good + good + " --max-slowdown inf --out {OUT}", {"--max-slowdown", "finite"}},
+           {"compare", "compare" + good + good + " --min-effect nan --out {OUT}", {"--min-effect", "finite"}},
+           {"compare",
+            "compare" + good + good + " --max-memory-growth 99999999999999999999 --out {OUT}",
+            {"--max-memory-growth", "beyond 2^63 - 1"}},
            {"compare", "compare" + good + good + " --format xml --out {OUT}", {"--format", "xml"}},
            {"compare", "compare" + good + good + " --out {D}/a-file/x.md", {"--out", "{D}/a-file/x.md"}},
        })
@@ -395,6 +405,13 @@ void write_binary_case_files(const TempDir& d) {
   write_file(d.file("good.csv"), rh + line + "\n");
   write_file(d.file("cmp-truncated.csv"), rh + line + "\n" + line.substr(0, line.size() / 2) + "\n");
   write_file(d.file("cmp-v3.csv"), rh + "3" + line.substr(1) + "\n");
+  {  // a median of 12.5 inside a p10-p90 of 1-2 (the gate read it as "ambiguous": a pass)
+    ResultRow r = sample_row();
+    r.samples = 5;
+    r.step_p10_us = 1;
+    r.step_p90_us = 2;
+    write_file(d.file("cmp-out-of-order.csv"), rh + results_csv_line(r) + "\n");
+  }
   write_file(d.file("cmp-v3.json"),
              "{\"schema\": \"attnbench.results\", \"schema_version\": 3, \"rows\": []}\n");
   write_file(d.file("cmp-truncated.json"),

@@ -122,6 +122,20 @@ TEST(Cli, HardenedParsing) {
   EXPECT_EQ(parse_cli({"run", "--seed", "18446744073709551615"}).run.plan.seeds,
             (std::vector<std::uint64_t>{18446744073709551615ull}));
   expect_bad({"memory", "--flashinfer-workspace-size", "9223372036854775808"}, "beyond 2^63 - 1");
+  // 32-bit options: CLI11's "Could not convert: --batch = 2147483648" said neither the range nor the limit.
+  expect_bad({"run", "--batch", "2147483648"}, "--batch: '2147483648' is beyond 2^31 - 1 (2147483647)");
+  expect_bad({"run", "--batch", "4,9223372036854775807"}, "--batch: '9223372036854775807' is beyond 2^31 - 1");
+  expect_bad({"run", "--kv-len", "-2147483649"}, "--kv-len: '-2147483649' is below -2^31 (-2147483648)");
+  expect_bad({"memory", "--page-size", "4294967312"}, "--page-size: '4294967312' is beyond 2^31 - 1");
+  expect_bad({"compare", "a.csv", "b.csv", "--alpha", "abc"}, "--alpha: 'abc' is not a number");
+  expect_bad({"compare", "a.csv", "b.csv", "--max-memory-growth", "9223372036854775808"},
+             "--max-memory-growth: '9223372036854775808' is beyond 2^63 - 1");
+  EXPECT_EQ(parse_cli({"run", "--batch", "2147483647"}).run.plan.batches, (std::vector<int>{2147483647}));
+  // Comma lists with an empty item: "," named the next argument, "4,,5" dropped the empty item silently.
+  expect_bad({"run", "--batch", ",", "--device", "cpu"}, "--batch: ',' has an empty item");
+  expect_bad({"run", "--batch=4,,5"}, "--batch: '4,,5' has an empty item");
+  expect_bad({"run", "--kv-len", "8,"}, "--kv-len: '8,' has an empty item");
+  EXPECT_EQ(parse_cli({"run", "--batch", "4,5"}).run.plan.batches, (std::vector<int>{4, 5}));
   // --config=FILE is checked like --config FILE (a FIFO would block CLI11's reader forever).
   TempDir d;
   const std::string fifo = d.file("c.toml");

@@ -112,7 +112,10 @@ std::vector<ResultRow> with_samples(std::vector<ResultRow> rows, double first, i
     r.samples_us.clear();
     for (int i = 0; i < n; ++i) r.samples_us.push_back(first + i);
     r.samples = n;
+    // The row's statistics agree with its samples (statistics out of order are refused).
     r.step_median_us = first + (n - 1) / 2.0;
+    r.step_p10_us = r.step_min_us = first;
+    r.step_p90_us = r.step_max_us = first + n - 1;
   }
   return rows;
 }
@@ -220,6 +223,22 @@ std::vector<Case> cases() {
   for (ResultRow& r : other) r.case_id = "decode/tiny/b=2/kv=8/p=64/bf16";
   v.push_back({"evidence", "no key in common", file("new.csv", csv_text(other)), "compare {D}/base.csv {D}/new.csv",
                1, {"nothing compared", "no case_id|backend|timing in common"}, "", false});
+  // Evidence BASE has and NEW lost: each of these passed before (n/a latency, no memory delta, no reference
+  // verdict).
+  std::vector<ResultRow> no_memory = good_rows(), no_ref = good_rows(), no_band = good_rows();
+  no_memory[0].ctor_device_bytes.reset();
+  no_ref[0].ref_pass.reset();
+  no_band[0].step_p10_us.reset();
+  no_band[0].step_p90_us.reset();
+  no_band[0].step_median_us = *no_band[0].step_median_us * 1.5;
+  v.push_back({"evidence", "a memory column empty in NEW", file("new.csv", csv_text(no_memory)),
+               "compare {D}/base.csv {D}/new.csv", 1, {"ctor_device_bytes recorded in BASE", "missing in NEW"}, "",
+               false});
+  v.push_back({"evidence", "ref_pass empty in NEW", file("new.csv", csv_text(no_ref)),
+               "compare {D}/base.csv {D}/new.csv", 1, {"ref_pass 1 -> empty"}, "", false});
+  v.push_back({"evidence", "50% slower without a p10-p90 band in NEW", file("new.csv", csv_text(no_band)),
+               "compare {D}/base.csv {D}/new.csv", 1, {"step_p10_us / step_p90_us in BASE, missing in NEW"}, "",
+               false});
   // NEW's first row with one cell outside its column's domain: bad input naming the cell.
   const auto bad_new_cell = [&](const std::string& name, const std::string& column, const std::string& value,
                                 std::vector<std::string> in_err) {
@@ -235,6 +254,10 @@ std::vector<Case> cases() {
   bad_new_cell("unknown status", "status", "done", {"{D}/new.csv line 2", "status 'done'"});
   bad_new_cell("unknown mode", "mode", "prefill", {"mode 'prefill'"});
   bad_new_cell("unknown timing", "timing", "cuda", {"timing 'cuda'"});
+  bad_new_cell("median above p90", "step_median_us", "1e308",
+               {"{D}/new.csv line 2", "step_median_us '1e+308' is above step_p90_us"});
+  bad_new_cell("ok, samples, no median", "step_median_us", "",
+               {"{D}/new.csv line 2", "status ok with", "but step_median_us empty"});
   v.push_back({"evidence", "JSON timing beyond double range",
                [](const TempDir& d) {
                  std::string t = test::read_file(d.file("new.json"));

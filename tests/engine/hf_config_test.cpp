@@ -24,11 +24,19 @@ using test::error_of;
 ModelConfig parse(const std::string& text) { return parse_hf_config(text, "m.json", "m"); }
 std::string parse_error(const std::string& text) { return error_of([&] { parse(text); }); }
 
-// The smallest valid config, with `extra` keys spliced in.
+// The smallest valid config, with `extra` keys spliced in; a key of `extra` replaces the base's (a key given
+// twice is refused).
 std::string config(const std::string& extra = "") {
-  return R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 8,
-             "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 2048, "torch_dtype": "bfloat16")" +
-         (extra.empty() ? std::string() : ", " + extra) + "}";
+  const std::pair<const char*, const char*> base[] = {
+      {"architectures", R"(["LlamaForCausalLM"])"}, {"num_hidden_layers", "4"}, {"num_attention_heads", "8"},
+      {"num_key_value_heads", "2"},                 {"head_dim", "64"},         {"max_position_embeddings", "2048"},
+      {"torch_dtype", R"("bfloat16")"}};
+  std::string out = "{";
+  for (const auto& [key, value] : base) {
+    if (extra.find("\"" + std::string(key) + "\":") != std::string::npos) continue;
+    out += (out.size() > 1 ? ", \"" : "\"") + std::string(key) + "\": " + value;
+  }
+  return out + (extra.empty() ? std::string() : ", " + extra) + "}";
 }
 
 std::vector<int> windows(const ModelConfig& m, int layers) {
@@ -249,7 +257,7 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
                   "--model m.json: architectures: missing"));
   EXPECT_TRUE(has(parse_error(config(R"("architectures": [])")), "architectures: must be a non-empty list"));
   EXPECT_TRUE(has(parse_error(config(R"("architectures": ["a b"])")), "architectures: 'a b' is not a class name"));
-  // Wrong types (a later duplicate key wins in nlohmann::json, as in Python's json).
+  // Wrong types.
   EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": "8")")), "num_attention_heads: must be an integer (got \"8\")"));
   EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": 8.0)")), "num_attention_heads: must be an integer (got 8.0)"));
   EXPECT_TRUE(has(parse_error(config(R"("num_attention_heads": null)")), "num_attention_heads: must be an integer (got null)"));
@@ -303,6 +311,54 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
   const std::string raw = parse_error("{\"a\": \"x\ny\"}");  // a raw newline in a string is invalid JSON
   EXPECT_TRUE(has(raw, "not valid JSON"));
   EXPECT_EQ(raw.find('\n'), std::string::npos);
+}
+
+// Hostile and unmodelled configs: a key given twice, MLA (DeepSeek-V2/V3), chunked attention (Llama-4) are
+// refused naming the key; Gemma-2, whose config states no window pattern, alternates windowed and global layers.
+TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
+  // Duplicate keys, at the top level and nested; the same key in two different objects is fine.
+  EXPECT_EQ(parse_error(config(R"("x": 1, "x": 2)")), "--model m.json: x: given twice in one object (which one is meant?)");
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "num_hidden_layers": 4, "num_attention_heads": 32,
+                            "num_attention_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8})"),
+            "--model m.json: num_attention_heads: given twice in one object (which one is meant?)");
+  EXPECT_EQ(parse_error(config(R"("text_config": {"a": {"b\u001b": 1, "b\u001b": 1}})")),
+            "--model m.json: b\\x1b: given twice in one object (which one is meant?)");
+  EXPECT_EQ(parse(config(R"("a": {"k": 1}, "b": {"k": 1}, "c": [{"k": 1}, {"k": 2}])")).num_layers, 4);
+
+  // DeepSeek-V3 (hidden 7168 / 128 heads = 56) and DeepSeek-V2-Lite (2048 / 16 = 128: read as MHA it would pass).
+  EXPECT_EQ(parse_error(R"({"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+                            "num_attention_heads": 128, "num_key_value_heads": 128, "num_hidden_layers": 61,
+                            "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+                            "v_head_dim": 128, "max_position_embeddings": 163840, "torch_dtype": "bfloat16"})"),
+            "--model m.json: kv_lora_rank: 512: multi-head latent attention (MLA, DeepseekV3ForCausalLM) is not "
+            "modelled; attnbench models the MHA / GQA backends");
+  EXPECT_NE(parse_error(R"({"architectures": ["DeepseekV2ForCausalLM"], "hidden_size": 2048, "num_attention_heads": 16,
+                            "num_hidden_layers": 27, "kv_lora_rank": 512, "q_lora_rank": null,
+                            "max_position_embeddings": 163840})")
+                .find("kv_lora_rank: 512: multi-head latent attention (MLA, DeepseekV2ForCausalLM)"),
+            std::string::npos);
+  EXPECT_EQ(parse(config(R"("kv_lora_rank": null)")).head_dim, 64) << "null: no MLA";
+
+  // Llama-4 (text_config nesting): chunked local attention.
+  EXPECT_EQ(parse_error(R"({"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+                            "text_config": {"hidden_size": 5120, "head_dim": 128, "num_attention_heads": 40,
+                            "num_key_value_heads": 8, "num_hidden_layers": 48, "max_position_embeddings": 10485760,
+                            "attention_chunk_size": 8192}, "vision_config": {"hidden_size": 1408}})"),
+            "--model m.json: text_config.attention_chunk_size: 8192: chunked local attention "
+            "(Llama4ForConditionalGeneration) is not modelled");
+
+  // Gemma-2 9B's config.json: sliding_window 4096 and no pattern: even layers windowed, odd layers global.
+  const ModelConfig g2 = parse(R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584,
+                                   "head_dim": 256, "num_attention_heads": 16, "num_key_value_heads": 8,
+                                   "num_hidden_layers": 42, "max_position_embeddings": 8192, "sliding_window": 4096,
+                                   "cache_implementation": "hybrid", "torch_dtype": "float32"})");
+  EXPECT_EQ(g2.sliding_layers, (std::vector<bool>{true, false}));
+  EXPECT_EQ(windows(g2, 4), (std::vector<int>{4095, -1, 4095, -1}));
+  EXPECT_EQ(g2.dtype, DType::bf16) << "float32 Gemma runs as bfloat16";
+  // Its layer_types, where a newer config states them, win.
+  const ModelConfig g2t = parse(config(R"("architectures": ["Gemma2ForCausalLM"], "sliding_window": 16,
+                                          "layer_types": ["full_attention", "full_attention", "full_attention", "sliding_attention"])"));
+  EXPECT_EQ(windows(g2t, 4), (std::vector<int>{-1, -1, -1, 15}));
 }
 
 TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {

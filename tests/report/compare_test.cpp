@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -146,11 +147,12 @@ TEST(CompareGate, OneByteMoreConstructionMemoryFails) {
   CompareOptions tolerant;
   tolerant.max_memory_growth = 1;
   EXPECT_FALSE(compare_results(base, now, tolerant).failed);
-  // Less memory never fails; a column missing on one side is not compared.
-  ResultSet less = base;
+  // Less memory never fails; a column missing in BASE is not compared (missing in NEW fails:
+  // EvidenceMissingInNewFails).
+  ResultSet less = base, base_without = base;
   *less.rows[1].ctor_device_bytes -= 4096;
-  less.rows[2].ctor_pinned_bytes.reset();
-  const CompareResult rl = compare_results(base, less);
+  base_without.rows[2].ctor_pinned_bytes.reset();
+  const CompareResult rl = compare_results(base_without, less);
   EXPECT_FALSE(rl.failed);
   EXPECT_EQ(rl.pairs[2].memory.size(), 1u);
 }
@@ -390,6 +392,108 @@ TEST(CompareRefusals, ValuesOutsideTheirDomainAreInputErrors) {
   EXPECT_EQ(message(good, bad), "compare: NEW row 1 (" + key + "): samples_us[1] 'nan' is not a finite number >= 0");
 }
 
+// Rows whose step statistics contradict each other are refused, not judged: a median of 1e308 inside a
+// p10-p90 of 99-101 read as "ambiguous" and passed; an ok row with samples and no median read as "n/a".
+TEST(CompareRefusals, InconsistentStepStatisticsAreInputErrors) {
+  const ResultSet good = three_row_set();
+  const std::string key = sample_key(good.rows[1]);
+  const auto message = [&](const ResultSet& now) -> std::string {
+    try {
+      compare_results(good, now);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  };
+  ResultSet bad = good;
+  bad.rows[1].step_median_us = 1e308;
+  EXPECT_EQ(message(bad), "compare: NEW row 1 (" + key + "): step_median_us '1e+308' is above step_p90_us '101': " +
+                              "the step statistics are out of order");
+  bad = good;
+  bad.rows[1].step_p10_us = 400;
+  EXPECT_EQ(message(bad), "compare: NEW row 1 (" + key + "): step_p10_us '400' is above step_median_us '100': " +
+                              "the step statistics are out of order");
+  bad = good;
+  bad.rows[1].step_min_us = 100.5;
+  EXPECT_EQ(message(bad), "compare: NEW row 1 (" + key + "): step_min_us '100.5' is above step_p10_us '99': " +
+                              "the step statistics are out of order");
+  bad = good;
+  bad.rows[1].step_median_us.reset();
+  EXPECT_EQ(message(bad), "compare: NEW row 1 (" + key + "): status ok with 30 samples but step_median_us empty: " +
+                              "a measured step takes more than 0 us");
+  bad = good;
+  bad.rows[1].step_median_us = 0;
+  bad.rows[1].step_p10_us = 0;
+  EXPECT_EQ(message(bad), "compare: NEW row 1 (" + key + "): status ok with 30 samples but step_median_us '0': " +
+                              "a measured step takes more than 0 us");
+  // In order, equal values included; a row that took no samples (validate) needs no median.
+  ResultSet fine = good;
+  fine.rows[1].step_min_us = 99;
+  fine.rows[1].step_max_us = 101;
+  fine.rows[1].step_p10_us = 100;
+  EXPECT_NO_THROW(compare_results(good, fine));
+  fine.rows[1].samples = 0;
+  fine.rows[1].step_median_us.reset();
+  fine.rows[1].step_p10_us.reset();
+  fine.rows[1].step_p90_us.reset();
+  fine.samples.erase(key);
+  EXPECT_EQ(compare_results(fine, fine).failures, std::vector<std::string>{});
+}
+
+// Evidence BASE had and NEW lost fails the gate: each of these passed before (n/a latency, no memory delta, no
+// reference verdict).
+TEST(CompareGate, EvidenceMissingInNewFails) {
+  ResultSet base = three_row_set();
+  base.samples.clear();  // the p10-p90 path (CSV) unless stated
+  const std::string key = sample_key(base.rows[1]);
+  const auto failures_with = [&](const std::function<void(ResultRow&)>& edit) {
+    ResultSet now = base;
+    edit(now.rows[1]);
+    const CompareResult r = compare_results(base, now);
+    EXPECT_TRUE(r.failed);
+    return r.failures;
+  };
+  EXPECT_EQ(failures_with([](ResultRow& r) {
+              r.samples = 0;
+              r.step_median_us.reset();
+              r.step_p10_us.reset();
+              r.step_p90_us.reset();
+            }),
+            std::vector<std::string>{key + ": latency measured in BASE (30 samples), none in NEW (0 samples, " +
+                                     "step_median_us empty)"});
+  EXPECT_EQ(failures_with([](ResultRow& r) {
+              r.step_median_us = 150;  // +50%: with no band in NEW it read as "ambiguous"
+              r.step_p10_us.reset();
+              r.step_p90_us.reset();
+            }),
+            std::vector<std::string>{key + ": step_p10_us / step_p90_us in BASE, missing in NEW: no noise band to " +
+                                     "judge the latency by"});
+  EXPECT_EQ(failures_with([](ResultRow& r) { r.ctor_device_bytes.reset(); }),
+            std::vector<std::string>{key + ": ctor_device_bytes recorded in BASE (537919492 B), missing in NEW: " +
+                                     "memory growth cannot be ruled out"});
+  const std::vector<std::string> ref = failures_with([](ResultRow& r) { r.ref_pass.reset(); });
+  EXPECT_EQ(ref, std::vector<std::string>{key + ": ref_pass 1 -> empty: NEW ran no reference check where BASE "
+                                                "passed one"});
+  // Counted as a correctness regression in the summary.
+  ResultSet now = base;
+  now.rows[1].ref_pass.reset();
+  std::ostringstream table;
+  write_compare_table(table, compare_results(base, now));
+  EXPECT_NE(table.str().find("1 correctness regressions"), std::string::npos) << table.str();
+  // With raw samples on both sides a missing band does not matter (the rank test uses the samples).
+  ResultSet with_samples = three_row_set();
+  ResultSet no_band = with_samples;
+  no_band.rows[1].step_p10_us.reset();
+  no_band.rows[1].step_p90_us.reset();
+  EXPECT_FALSE(compare_results(with_samples, no_band).failed);
+  // The other way round (NEW gained evidence) passes.
+  EXPECT_FALSE(compare_results(no_band, with_samples).failed);
+  ResultSet less = base;
+  less.rows[1].ctor_device_bytes.reset();
+  less.rows[1].ref_pass.reset();
+  EXPECT_FALSE(compare_results(less, base).failed);
+}
+
 TEST(CompareGate, CsvOnlyFallsBackToP10P90Ranges) {
   ResultSet base, now;
   const auto add = [](ResultSet& s, const std::string& backend, double med, double p10, double p90) {
@@ -450,6 +554,17 @@ TEST(CompareRefusals, GpuOrDriverMismatchIsInputErrorUnlessAllowed) {
   for (ResultRow& r : csv_now.rows) r.device = "cpu";
   EXPECT_THROW(compare_results(csv_base, csv_now), InputError);
   EXPECT_NO_THROW(compare_results(csv_base, csv_base));
+  // Rows of two devices in NEW: no single GPU, and not BASE's (this skipped the check before).
+  csv_now = csv_base;
+  csv_now.rows[0].device = "NVIDIA H100 80GB HBM3";
+  try {
+    compare_results(csv_base, csv_now);
+    ADD_FAILURE() << "two devices in NEW accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "compare: BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3 + NVIDIA H200; --allow-env-mismatch "
+              "to compare anyway");
+  }
 }
 
 TEST(CompareRefusals, DuplicateKeyIsInputError) {

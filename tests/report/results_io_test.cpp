@@ -60,8 +60,8 @@ ResultRow full_row() {
   r.sliding_window = -1;
   r.seed = 42;
   r.step_median_us = 123456789.123;
-  r.step_p10_us = 0.1;
-  r.step_p90_us = 1e-300;
+  r.step_p10_us = 1e-300;  // min <= p10 <= median <= p90 <= max, each an edge of the double format
+  r.step_p90_us = 123456789.5;
   r.step_min_us = std::numeric_limits<double>::denorm_min();
   r.step_max_us = std::numeric_limits<double>::max();
   r.step_spread_pct = -0.0;
@@ -207,8 +207,8 @@ TEST_F(ResultsCsvFiles, RoundTripIsBitExact) {
     expect_bitwise_equal(read[i], written[i]);
   }
   EXPECT_EQ(bits(*read[0].step_spread_pct), bits(-0.0));
-  EXPECT_EQ(*read[0].step_p90_us, 1e-300);
-  EXPECT_EQ(*read[0].step_p10_us, 0.1);
+  EXPECT_EQ(*read[0].step_p10_us, 1e-300);
+  EXPECT_EQ(*read[0].step_p90_us, 123456789.5);
   EXPECT_EQ(*read[0].step_median_us, 123456789.123);
   EXPECT_EQ(read[1].note, "unsupported: \"sliding window\", page_size 1 only,\rsee notes");
   EXPECT_EQ(read[1].repro, "attnbench run --note \"a, b\" --mode extend");
@@ -593,6 +593,21 @@ TEST(ResultsLoad, MalformedJsonIsInputErrorNamingTheFile) {
   EXPECT_THROW(load_result_set(d.file("absent.json")), InputError);
 }
 
+// run --seed takes 0 to 2^64 - 1; the JSON report wrote a seed >= 2^63 as a negative number and refused it
+// when read back.
+TEST(ResultsLoad, JsonSeedsBeyondInt64RoundTrip) {
+  test::TempDir d;
+  ResultRow a = report_row("trtllm_mha"), b = report_row("flashinfer");
+  a.seed = 18446744073709551615ull;
+  b.seed = 9223372036854775808ull;
+  write_results_json(d.file("r.json"), {}, "cmd", {a, b});
+  EXPECT_NE(test::read_file(d.file("r.json")).find("\"seed\": 18446744073709551615"), std::string::npos);
+  const ResultSet s = load_result_set(d.file("r.json"));
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0].seed, 18446744073709551615ull);
+  EXPECT_EQ(s.rows[1].seed, 9223372036854775808ull);
+}
+
 TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
   test::TempDir d;
   write_results_json(d.file("r.json"), {}, "cmd", {report_row("trtllm_mha"), report_row("flashinfer")});
@@ -627,6 +642,27 @@ TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
   j = nlohmann::json::parse(text);
   j["rows"][0]["samples_us"] = {1.0, -2.0};
   expect_error("raw.json", j, "row 0: samples_us[1] '-2' is not a finite number >= 0");
+  // Unsigned beyond 2^63 - 1: read as std::int64_t it wrapped to -9223372036854775808 and the message named
+  // a value the file does not hold.
+  j = nlohmann::json::parse(text);
+  j["rows"][1]["ctor_device_bytes"] = 9223372036854775808ull;
+  expect_error("wrap.json", j,
+               "row 1: ctor_device_bytes 9223372036854775808 is not an integer in range (at most "
+               "9223372036854775807) or null");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["layers"] = 18446744073709551615ull;
+  expect_error("layers.json", j,
+               "row 0: layers 18446744073709551615 is not an integer in range (at most 9223372036854775807)");
+  // Across columns: the step statistics in order; an ok row with samples has a median.
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["step_median_us"] = 1e308;
+  expect_error("order.json", j,
+               "row 0: step_median_us '1e+308' is above step_p90_us '101.75': the step statistics are out of order");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["samples"] = 5;
+  j["rows"][0]["step_median_us"] = nullptr;
+  expect_error("nomedian.json", j,
+               "row 0: status ok with 5 samples but step_median_us empty: a measured step takes more than 0 us");
   // Beyond double range, as text: the JSON parser refuses it (an exception that is not a parse_error).
   std::string t = text;
   const auto pos = t.find("\"ref_rel_l2_err\": ");
