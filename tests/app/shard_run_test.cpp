@@ -97,10 +97,12 @@ TEST_F(ShardRun, EachRankWritesItsOwnFiles) {
     ASSERT_TRUE(env.count(key)) << key;
     EXPECT_GT(std::atof(env[key].c_str()), 0.0) << key;
   }
-  for (const ResultRow& r : read_results_csv(dir_->file("s.rank1-of-2.csv")))
-    if (r.bw_fraction && r.tb_per_s)  // bytes per second over the read probe's figure
+  for (const ResultRow& r : read_results_csv(dir_->file("s.rank1-of-2.csv"))) {
+    if (r.bw_fraction && r.tb_per_s) {  // bytes per second over the read probe's figure
       EXPECT_NEAR(*r.bw_fraction, *r.tb_per_s * 1e12 / std::atof(env["read_bandwidth_bytes_per_s"].c_str()),
                   1e-6 * *r.bw_fraction);
+    }
+  }
   // Each rank ran part of the sweep, not all of it, and its repro commands do not name the shard.
   const std::vector<ResultRow> a = read_results_csv(dir_->file("s.rank0-of-2.csv"));
   const std::vector<ResultRow> b = read_results_csv(dir_->file("s.rank1-of-2.csv"));
