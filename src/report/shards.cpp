@@ -241,17 +241,29 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
     throw InputError("merge: the shards' cases do not add up to the sweep's case list (" + std::string(kSweepCaseIdsHashKey) +
                      " differs): were the shards written by this attnbench, with one command?");
 
-  // Every row one of its shard's cases; every case a row of each backend.
+  // Every row one of its shard's cases; every case an eager row of each backend, and a graph row beside each
+  // eager row that is not skipped where the runner writes one (case_runner.cpp: --timing names graph, a CUDA
+  // device, not extend; a case skipped whole, by the memory cap or after a sticky device error, has eager rows
+  // only).
   std::vector<std::string> backends;
-  for (const auto& [k, v] : parse_options_text(required(first, "options")))
-    if (k == "--backend") {
-      std::size_t b = 0;
-      while (b <= v.size()) {
-        const std::size_t e = std::min(v.find(',', b), v.size());
-        if (e > b) backends.push_back(v.substr(b, e - b));
-        b = e + 1;
-      }
+  bool graph_timing = false;
+  const auto split = [](const std::string& v) {
+    std::vector<std::string> items;
+    std::size_t b = 0;
+    while (b <= v.size()) {
+      const std::size_t e = std::min(v.find(',', b), v.size());
+      if (e > b) items.push_back(v.substr(b, e - b));
+      b = e + 1;
     }
+    return items;
+  };
+  for (const auto& [k, v] : parse_options_text(required(first, "options"))) {
+    if (k == "--backend") backends = split(v);
+    if (k == "--timing") {
+      const std::vector<std::string> t = split(v);
+      graph_timing = std::find(t.begin(), t.end(), "graph") != t.end();
+    }
+  }
   if (backends.empty()) throw InputError("merge: " + first.name() + ": its options name no --backend");
   std::vector<std::vector<const ResultRow*>> rows_of(ids.size());
   for (const Shard* s : ordered) {
@@ -263,16 +275,27 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
                          ", which is not one of its cases");
       rows_of[it->second].push_back(&r);
     }
+    const bool graphs = graph_timing && env_get(s->set->environment, "gpu_name").has_value();
     int incomplete = 0;
     std::string example;
     for (const auto& [id, i] : mine) {
-      std::set<std::string> have;
-      for (const ResultRow* r : rows_of[i]) have.insert(r->backend);
-      for (const std::string& b : backends)
-        if (!have.count(b)) {
-          if (incomplete++ == 0) example = id + " has no row of " + b;
-          break;
-        }
+      std::set<std::pair<std::string, std::string>> have;  // (backend, timing)
+      std::set<std::string> measured;                     // backends whose eager row is not skipped
+      bool extend = false;
+      for (const ResultRow* r : rows_of[i]) {
+        have.insert({r->backend, r->timing});
+        if (r->timing == "eager" && r->status != RowStatus::skipped) measured.insert(r->backend);
+        extend = extend || r->mode == "extend";
+      }
+      for (const std::string& b : backends) {
+        std::string lack;
+        if (!have.count({b, "eager"}) && !have.count({b, "graph"})) lack = "no row of " + b;
+        else if (!have.count({b, "eager"})) lack = "no eager row of " + b;
+        else if (graphs && !extend && measured.count(b) && !have.count({b, "graph"})) lack = "no graph row of " + b;
+        if (lack.empty()) continue;
+        if (incomplete++ == 0) example = id + " has " + lack;
+        break;
+      }
     }
     if (incomplete > 0)
       throw InputError("merge: " + s->name() + " is incomplete: " + std::to_string(incomplete) + " of its " +

@@ -73,6 +73,55 @@ void set_env(ResultSet& s, const std::string& key, const std::string& value) {
     if (k == key) v = value;
 }
 
+// A shard that lost graph rows is incomplete where the runner writes them: --timing names graph, a CUDA device
+// (gpu_name), a case that is not extend, beside an eager row that is not skipped.
+TEST(Merge, GraphRowsAreRequiredWhereTheRunnerWritesThem) {
+  const std::string opts = "subcommand=run; --backend=flashinfer,trtllm_mha; --timing=eager,graph; --batch=1";
+  // Shard k holding `indices`, extend/c an extend case, and a graph row beside each eager row that is not extend.
+  const auto with_graphs = [&](int k, const std::vector<std::size_t>& indices) {
+    ResultSet s = shard(k, 2, indices, opts);
+    std::vector<ResultRow> rows;
+    for (ResultRow r : s.rows) {
+      if (r.case_id == "extend/c") r.mode = "extend";
+      rows.push_back(r);
+      if (r.mode == "extend") continue;
+      r.timing = "graph";
+      s.samples[sample_key(r)] = r.samples_us;
+      rows.push_back(r);
+    }
+    s.rows = rows;
+    return s;
+  };
+  const ResultSet a = with_graphs(0, {0, 2}), b = with_graphs(1, {1, 3, 4});
+  std::vector<std::string> w;
+  EXPECT_EQ(merge_shard_sets({{"a.json", a}, {"b.json", b}}, w).rows.size(), 2u * 2u * 4u + 2u);
+
+  // One backend's graph row of one case gone: incomplete.
+  ResultSet cut = b;
+  std::erase_if(cut.rows, [](const ResultRow& r) { return r.case_id == "verify/d" && r.backend == "trtllm_mha" && r.timing == "graph"; });
+  EXPECT_THAT(merge_error({{"a.json", a}, {"b.json", cut}}),
+              HasSubstr("b.json (shard 1/2) is incomplete: 1 of its 3 case(s) lack rows (verify/d has no graph row of trtllm_mha)"));
+  // Every graph row of the shard gone: incomplete too (not read as "a device without graphs").
+  ResultSet none = b;
+  std::erase_if(none.rows, [](const ResultRow& r) { return r.timing == "graph"; });
+  EXPECT_THAT(merge_error({{"a.json", a}, {"b.json", none}}), HasSubstr("3 of its 3 case(s) lack rows"));
+  // A graph row without its eager row.
+  ResultSet eager_gone = b;
+  std::erase_if(eager_gone.rows, [](const ResultRow& r) { return r.case_id == "decode/b" && r.backend == "flashinfer" && r.timing == "eager"; });
+  EXPECT_THAT(merge_error({{"a.json", a}, {"b.json", eager_gone}}), HasSubstr("decode/b has no eager row of flashinfer"));
+  // A case skipped whole (memory cap, sticky device error) has eager rows only; a CPU sweep has no graph rows.
+  ResultSet skipped = none;
+  for (ResultRow& r : skipped.rows) {
+    r.status = RowStatus::skipped;
+    r.note = "capped by memory: the case needs about 243.01 GiB";
+  }
+  EXPECT_EQ(merge_error({{"a.json", a}, {"b.json", skipped}}), "");
+  ResultSet cpu_a = shard(0, 2, {0, 2}, opts), cpu_b = shard(1, 2, {1, 3, 4}, opts);
+  for (ResultSet* s : {&cpu_a, &cpu_b})
+    std::erase_if(s->environment, [](const auto& kv) { return kv.first == "gpu_name" || kv.first == "gpu_uuid"; });
+  EXPECT_EQ(merge_error({{"a.json", cpu_a}, {"b.json", cpu_b}}), "");
+}
+
 TEST(Merge, PutsTheShardsBackInSweepOrder) {
   // Shard 0 holds cases 1, 3; shard 1 holds 0, 2, 4; given in reverse.
   std::vector<std::string> warnings;
