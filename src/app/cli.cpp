@@ -85,7 +85,7 @@ void decimal_integers_only(CLI::App* app) {
 
 void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bool model = true) {
   if (model) sub->add_option("--model", m.model, "Model preset (attnbench list shows them)")->capture_default_str();
-  sub->add_option("--layers", m.layers, "Layers to run (0: the preset's)")->capture_default_str();
+  sub->add_option("--layers", m.layers, "Layers to run, at most the model's (0: all of them)")->capture_default_str();
   sub->add_option("--tp-size", m.tp_size, "Tensor-parallel degree: heads per rank = heads / tp (0: the preset's)")
       ->capture_default_str();
   ServerArgs& s = m.server;

@@ -34,6 +34,9 @@ template void reject_repeated(const std::vector<std::string>&, const std::string
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
   ModelConfig model = find_model_preset(name);
   if (m.layers < 0) throw InputError("--layers: must be positive (got " + std::to_string(m.layers) + ")");
+  if (m.layers > model.num_layers)  // a model has the layers its config says (num_hidden_layers)
+    throw InputError("--layers: " + std::to_string(m.layers) + " is more than the " +
+                     std::to_string(model.num_layers) + " layers of model '" + printable(name) + "'");
   if (m.layers > 0) model.num_layers = m.layers;
   if (m.tp_size < 0) throw InputError("--tp-size: must be positive (got " + std::to_string(m.tp_size) + ")");
   if (m.tp_size > 0) model.tp_size = m.tp_size;

@@ -121,6 +121,22 @@ TEST(Plan, ResolveModelAndServerArgsApplyTheOverrides) {
   EXPECT_FALSE(resolve_server_args(ModelOptions{}).env_flashinfer_workspace_size.has_value());
 }
 
+// --layers takes at most the model's own layers (a layer it does not have has no window, no shape of its own).
+TEST(Plan, LayersBeyondTheModelAreRefusedNamingTheOption) {
+  ModelOptions m;
+  m.layers = 32;
+  EXPECT_EQ(resolve_model("llama-3.1-8b", m).num_layers, 32);
+  m.layers = 33;
+  try {
+    resolve_model("llama-3.1-8b", m);
+    ADD_FAILURE() << "--layers 33 on a 32-layer model was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--layers: 33 is more than the 32 layers of model 'llama-3.1-8b'");
+  }
+  m.layers = 100000;
+  EXPECT_THROW(resolve_model("gemma-3-12b", m), InputError);
+}
+
 TEST(Plan, RunSettingsFollowThePlan) {
   RunPlan p = tiny_plan();
   p.timing = {"eager"};
