@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in fuzz/ (config_fuzz, config_toml_fuzz, trace_fuzz, results_fuzz) with clang++
+# Builds the libFuzzer targets in fuzz/ (config_fuzz, config_toml_fuzz, trace_fuzz, results_fuzz,
+# model_fuzz) with clang++
 # -fsanitize=fuzzer,address,undefined against the project's own static libraries, then runs each for a bounded
 # time on a copy of its seed corpus (fuzz/corpus/<target>/), all targets at once. Exits non-zero on any finding (crash, sanitizer
 # report, unexpected exception, broken contract) and keeps the input that caused it.
 #
-# Usage: scripts/fuzz.sh [target...]            (default: all four)
+# Usage: scripts/fuzz.sh [target...]            (default: all five)
 # Environment:
 #   FUZZ_SECONDS        seconds of fuzzing per target (default 60; 0: build only)
 #   ATTNBENCH_FUZZ_DIR  build folder (default build-fuzz): libraries, binaries, working corpora, crashes
@@ -23,7 +24,7 @@ build_dir="${ATTNBENCH_FUZZ_DIR:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${ATTNBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 targets=("$@")
-((${#targets[@]})) || targets=(config_fuzz config_toml_fuzz trace_fuzz results_fuzz)
+((${#targets[@]})) || targets=(config_fuzz config_toml_fuzz trace_fuzz results_fuzz model_fuzz)
 
 start=$(date +%s)
 # The libraries: ASan + UBSan from the project's option, plus libFuzzer's coverage instrumentation

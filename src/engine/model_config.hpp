@@ -24,8 +24,8 @@ struct ModelConfig {
   int sliding_window = -1;      // config.sliding_window in tokens; -1: no layer has a window
   // Which layers are windowed, as a pattern repeated over the layers: layer l is windowed when
   // sliding_layers[l % size] (Gemma-3's sliding_window_pattern 6: five true, one false; GPT-OSS: true, false).
-  // The config's per-layer list is kept at its shortest period, so --layers beyond the config's count repeats
-  // it. Empty: every layer is windowed (Mistral). Meaningful only when sliding_window > 0.
+  // The config's per-layer list is kept at its shortest period (--layers takes at most num_layers: resolve_model).
+  // Empty: every layer is windowed (Mistral). Meaningful only when sliding_window > 0.
   std::vector<bool> sliding_layers;
   bool has_sinks = false;       // learned attention-sink logits per head (GPT-OSS): the run's --sinks default
   DType dtype = DType::bf16;    // model dtype: queries, outputs, new K/V; the KV cache unless kv_fp8 says fp8

@@ -1,6 +1,6 @@
 // Fuzzing, without the fuzzer: the checked-in seed corpora of fuzz/ replayed through the same entry points
 // and the same expectations as the libFuzzer targets (fuzz/config_fuzz.cpp, trace_fuzz.cpp,
-// results_fuzz.cpp), so the normal test suite (gcc, no libFuzzer) keeps them meaningful, plus every input a
+// results_fuzz.cpp, model_fuzz.cpp), so the normal test suite (gcc, no libFuzzer) keeps them meaningful, plus every input a
 // fuzzer or a sanitizer run found, inline. Expected outcome of any input: a result, or attnbench::InputError;
 // never another exception, a crash or a sanitizer report (scripts/sanitize.sh runs this file under ASan +
 // UBSan).
@@ -18,6 +18,7 @@
 
 #include "app/cli.hpp"
 #include "core/errors.hpp"
+#include "engine/hf_config.hpp"
 #include "engine/request_lengths.hpp"
 #include "report/results_io.hpp"
 #include "runner/case.hpp"
@@ -110,6 +111,24 @@ Outcome results_target(const std::string& path) {
   return Outcome::accepted;
 }
 
+// model_fuzz: parse_hf_config, and what it accepts keeps what the rest of attnbench relies on.
+Outcome model_target(const std::string& path) {
+  try {
+    const ModelConfig m = read_hf_config(path);
+    EXPECT_FALSE(m.name.empty()) << path;
+    EXPECT_GE(m.num_layers, 1) << path;
+    EXPECT_GE(m.num_key_value_heads, 1) << path;
+    EXPECT_EQ(m.num_attention_heads % std::max(1, m.num_key_value_heads), 0) << path;
+    EXPECT_GE(m.head_dim, 1) << path;
+    EXPECT_TRUE(m.sliding_window == -1 || m.sliding_window > 0) << path;
+    EXPECT_LE(m.sliding_layers.size(), static_cast<std::size_t>(m.num_layers)) << path;
+    EXPECT_GT(m.kv_bytes_per_token(), 0) << path;
+    return Outcome::accepted;
+  } catch (const InputError&) {
+    return Outcome::input_error;
+  }
+}
+
 // ---- the seed corpora
 // -----------------------------------------------------------------------------------------
 
@@ -134,6 +153,7 @@ void replay(const std::string& name, Target target) {
 TEST(FuzzRegression, ConfigSeedCorpus) { replay("config_fuzz", config_target); }
 TEST(FuzzRegression, TraceSeedCorpus) { replay("trace_fuzz", trace_target); }
 TEST(FuzzRegression, ResultsSeedCorpus) { replay("results_fuzz", results_target); }
+TEST(FuzzRegression, ModelSeedCorpus) { replay("model_fuzz", model_target); }
 
 // ---- findings, inline
 // -----------------------------------------------------------------------------------------
