@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -705,6 +706,8 @@ MemoryReport load_memory_report_json(const std::string& path) {
   const auto bad = [&path](const std::string& what) {
     return InputError("memory report " + printable(path) + ": " + what);
   };
+  if (const auto k = first_duplicate_json_key(text))
+    throw bad("key \"" + printable(*k) + "\" given twice in one object (which one is meant?)");
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "attnbench.memory")
     throw bad("not an attnbench memory report (schema \"attnbench.memory\")");
   if (!j.contains("schema_version") || j["schema_version"] != 1)
@@ -714,6 +717,11 @@ MemoryReport load_memory_report_json(const std::string& path) {
   const auto get_int = [&](const json& o, const char* key, const std::string& where) -> std::int64_t {
     if (!o.contains(key) || !o[key].is_number_integer())
       throw bad((where.empty() ? "" : where + ".") + key + " is not an integer");
+    // An unsigned value beyond 2^63-1 would wrap negative in get<std::int64_t>.
+    if (o[key].is_number_unsigned() &&
+        o[key].get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throw bad((where.empty() ? "" : where + ".") + key + " " + o[key].dump() +
+                " is beyond 9223372036854775807");
     return o[key].get<std::int64_t>();
   };
   const auto get_str = [&](const json& o, const char* key, const std::string& where) -> std::string {
@@ -768,7 +776,10 @@ MemoryReport load_memory_report_json(const std::string& path) {
             if (!jt["shared"].is_boolean()) throw bad(wt + ".shared is not true / false");
             tag.shared = jt["shared"].get<bool>();
           }
-          tag.count = jt.contains("count") ? static_cast<int>(get_int(jt, "count", wt)) : 0;
+          const std::int64_t count = jt.contains("count") ? get_int(jt, "count", wt) : 0;
+          if (count < std::numeric_limits<int>::min() || count > std::numeric_limits<int>::max())
+            throw bad(wt + ".count " + std::to_string(count) + " is beyond int range");
+          tag.count = static_cast<int>(count);
           p.tags.push_back(std::move(tag));
         });
       }

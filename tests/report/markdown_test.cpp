@@ -219,6 +219,17 @@ TEST(MemoryReportJson, ErrorsNameTheJsonPath) {
   EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
                     R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "shared": 1}]}]}])"),
             "backends[0].phases[0].tags[0].shared is not true / false");
+  // Integers that wrapped: 2^64-1 bytes read as -1, a count beyond int range as another count.
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 18446744073709551615, )"
+                    R"("pinned_bytes": 0}]}])"),
+            "backends[0].phases[0].device_bytes 18446744073709551615 is beyond 9223372036854775807");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "count": 4294967297}]}]}])"),
+            "backends[0].phases[0].tags[0].count 4294967297 is beyond int range");
+  // A key given twice in one object (nlohmann keeps the last silently): refused, naming it.
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "device_bytes": 2, )"
+                    R"("pinned_bytes": 0}]}])"),
+            "key \"device_bytes\" given twice in one object (which one is meant?)");
 }
 
 // The memory report reader refuses FIFOs, devices, oversized files, NUL bytes and deep JSON before parsing.
