@@ -751,15 +751,22 @@ MemoryReport load_memory_report_json(const std::string& path) {
     }
   };
   if (!j.contains("backends") || !j["backends"].is_array()) throw bad("no \"backends\" array");
+  // A backend twice, or a phase twice in one backend: which one does the saving or the table take?
+  std::map<std::string, std::string> backend_at;  // backend -> its JSON path
   each_object(j["backends"], "backends", [&](const json& jb, const std::string& wb) {
     BackendMemory b;
     b.backend = get_str(jb, "backend", wb);
+    if (const auto [it, fresh] = backend_at.emplace(b.backend, wb); !fresh)
+      throw bad(wb + ".backend '" + printable(b.backend) + "' again (first at " + it->second + ")");
+    std::map<std::string, std::string> phase_at;
     b.models = jb.contains("models") ? get_str(jb, "models", wb) : "";
     b.error = jb.contains("error") ? get_str(jb, "error", wb) : "";
     if (!jb.contains("phases") || !jb["phases"].is_array()) throw bad(wb + ".phases is not an array");
     each_object(jb["phases"], wb + ".phases", [&](const json& jp, const std::string& wp) {
       MemoryPhase p;
       p.phase = get_str(jp, "phase", wp);
+      if (const auto [it, fresh] = phase_at.emplace(p.phase, wp); !fresh)
+        throw bad(wp + ".phase '" + printable(p.phase) + "' again (first at " + it->second + ")");
       p.device_bytes = get_int(jp, "device_bytes", wp);
       p.pinned_bytes = get_int(jp, "pinned_bytes", wp);
       p.host_bytes = jp.contains("host_bytes") ? get_int(jp, "host_bytes", wp) : 0;

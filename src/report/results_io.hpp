@@ -169,7 +169,8 @@ std::string samples_domain_error(std::span<const double> samples_us);
 std::string json_error_text(const std::exception& e);
 
 // The first key that one JSON object of `text` holds twice (nlohmann and Python keep the last silently);
-// std::nullopt when there is none, or when `text` is not JSON (the caller's parse reports that).
+// std::nullopt when there is none. Text that is not JSON: what was read before the error (the callers parse
+// first and report that).
 std::optional<std::string> first_duplicate_json_key(std::string_view text);
 
 // Throws InputError "<label>: JSON nested deeper than MAX levels (at byte N)" when `text` opens more than

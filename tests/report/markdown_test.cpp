@@ -226,6 +226,17 @@ TEST(MemoryReportJson, ErrorsNameTheJsonPath) {
   EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
                     R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "count": 4294967297}]}]}])"),
             "backends[0].phases[0].tags[0].count 4294967297 is beyond int range");
+  // A backend twice, a phase twice in one backend: refused, naming both places.
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": []}, {"backend": "b", "phases": []}, )"
+                    R"({"backend": "a", "phases": []}])"),
+            "backends[2].backend 'a' again (first at backends[0])");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [)" + ok_phase + ", " + ok_phase + "]}]"),
+            "backends[0].phases[1].phase 'construct' again (first at backends[0].phases[0])");
+  test::write_file(d.file("two.json"),
+                   R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": 1024, )"
+                   R"("backends": [{"backend": "a", "phases": [)" + ok_phase +
+                       R"(]}, {"backend": "b", "phases": [)" + ok_phase + "]}]}");
+  EXPECT_EQ(load_memory_report_json(d.file("two.json")).backends.size(), 2u);  // one phase in two backends: fine
   // A key given twice in one object (nlohmann keeps the last silently): refused, naming it.
   EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "device_bytes": 2, )"
                     R"("pinned_bytes": 0}]}])"),
