@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -160,6 +161,7 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
     char* id = nullptr;
     char* prefix_cell = nullptr;
     char* extend_cell = nullptr;
+    std::map<std::string, unsigned> id_lines;  // request_id -> its line: an id twice is a pasted row
     while (reader->read_row(id, prefix_cell, extend_cell)) {
       const unsigned line = reader->get_file_line();
       if (out.size() == static_cast<std::size_t>(kMaxTraceRows)) {
@@ -175,6 +177,10 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
         throw error_at(line, "prefix_len + extend_len (" + std::to_string(*prefix) + " + " +
                                  std::to_string(*extend) + ") > " + std::to_string(kMaxTraceTokens));
       }
+      if (*id == '\0') throw error_at(line, "request_id is empty");
+      if (const auto [it, fresh] = id_lines.emplace(id, line); !fresh)
+        throw error_at(line, std::string("request_id '") + id + "' again (first on line " +
+                                 std::to_string(it->second) + "): one row per request");
       out.push_back(TraceRequest{id, static_cast<int>(*prefix), static_cast<int>(*extend)});
     }
   } catch (const io::error::base& e) {

@@ -42,7 +42,7 @@ inline constexpr std::int64_t kMaxTraceBytes = std::int64_t{64} << 20;
 // one request per row, rows in file order. The file is checked before it is read (core/files.hpp): "trace
 // FILE: not a regular file (a FIFO)" (a directory, a device), "trace FILE: larger than N bytes",
 // "trace FILE line N: contains a NUL byte". Throws InputError "trace FILE line N: <what>" on an unreadable
-// or empty file, a missing, duplicate or extra column, a non-integer value, prefix_len < 0,
+// or empty file, a missing, duplicate or extra column, an empty or repeated request_id, a non-integer value, prefix_len < 0,
 // extend_len < 1, prefix_len + extend_len > kMaxTraceTokens, no rows, or more than kMaxTraceRows rows.
 std::vector<TraceRequest> read_trace(const std::string& path);
 

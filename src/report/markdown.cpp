@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -705,6 +706,8 @@ MemoryReport load_memory_report_json(const std::string& path) {
   const auto bad = [&path](const std::string& what) {
     return InputError("memory report " + printable(path) + ": " + what);
   };
+  if (const auto k = first_duplicate_json_key(text))
+    throw bad("key \"" + printable(*k) + "\" given twice in one object (which one is meant?)");
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "attnbench.memory")
     throw bad("not an attnbench memory report (schema \"attnbench.memory\")");
   if (!j.contains("schema_version") || j["schema_version"] != 1)
@@ -714,6 +717,11 @@ MemoryReport load_memory_report_json(const std::string& path) {
   const auto get_int = [&](const json& o, const char* key, const std::string& where) -> std::int64_t {
     if (!o.contains(key) || !o[key].is_number_integer())
       throw bad((where.empty() ? "" : where + ".") + key + " is not an integer");
+    // An unsigned value beyond 2^63-1 would wrap negative in get<std::int64_t>.
+    if (o[key].is_number_unsigned() &&
+        o[key].get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throw bad((where.empty() ? "" : where + ".") + key + " " + o[key].dump() +
+                " is beyond 9223372036854775807");
     return o[key].get<std::int64_t>();
   };
   const auto get_str = [&](const json& o, const char* key, const std::string& where) -> std::string {
@@ -743,15 +751,22 @@ MemoryReport load_memory_report_json(const std::string& path) {
     }
   };
   if (!j.contains("backends") || !j["backends"].is_array()) throw bad("no \"backends\" array");
+  // A backend twice, or a phase twice in one backend: which one does the saving or the table take?
+  std::map<std::string, std::string> backend_at;  // backend -> its JSON path
   each_object(j["backends"], "backends", [&](const json& jb, const std::string& wb) {
     BackendMemory b;
     b.backend = get_str(jb, "backend", wb);
+    if (const auto [it, fresh] = backend_at.emplace(b.backend, wb); !fresh)
+      throw bad(wb + ".backend '" + printable(b.backend) + "' again (first at " + it->second + ")");
+    std::map<std::string, std::string> phase_at;
     b.models = jb.contains("models") ? get_str(jb, "models", wb) : "";
     b.error = jb.contains("error") ? get_str(jb, "error", wb) : "";
     if (!jb.contains("phases") || !jb["phases"].is_array()) throw bad(wb + ".phases is not an array");
     each_object(jb["phases"], wb + ".phases", [&](const json& jp, const std::string& wp) {
       MemoryPhase p;
       p.phase = get_str(jp, "phase", wp);
+      if (const auto [it, fresh] = phase_at.emplace(p.phase, wp); !fresh)
+        throw bad(wp + ".phase '" + printable(p.phase) + "' again (first at " + it->second + ")");
       p.device_bytes = get_int(jp, "device_bytes", wp);
       p.pinned_bytes = get_int(jp, "pinned_bytes", wp);
       p.host_bytes = jp.contains("host_bytes") ? get_int(jp, "host_bytes", wp) : 0;
@@ -768,7 +783,10 @@ MemoryReport load_memory_report_json(const std::string& path) {
             if (!jt["shared"].is_boolean()) throw bad(wt + ".shared is not true / false");
             tag.shared = jt["shared"].get<bool>();
           }
-          tag.count = jt.contains("count") ? static_cast<int>(get_int(jt, "count", wt)) : 0;
+          const std::int64_t count = jt.contains("count") ? get_int(jt, "count", wt) : 0;
+          if (count < std::numeric_limits<int>::min() || count > std::numeric_limits<int>::max())
+            throw bad(wt + ".count " + std::to_string(count) + " is beyond int range");
+          tag.count = static_cast<int>(count);
           p.tags.push_back(std::move(tag));
         });
       }

@@ -284,13 +284,30 @@ std::optional<std::string> env_value(const Environment& env, const std::string& 
   return std::nullopt;
 }
 
+// The one GPU that the model rows (peers = false) or the peer rows of `s` name in their device column; nothing
+// when they name none, several, a CPU ("cpu (N threads)") or only the torch device type ("cuda", "fake").
+std::optional<std::string> rows_gpu(const ResultSet& s, bool peers) {
+  std::optional<std::string> gpu;
+  for (const ResultRow& r : s.rows) {
+    if (is_peer_backend(r.backend) != peers) continue;
+    const std::string& d = r.device;
+    if (d.empty() || d.rfind("cpu", 0) == 0 || d == "cuda" || d == "fake" || (gpu && *gpu != d)) return std::nullopt;
+    gpu = d;
+  }
+  return gpu;
+}
+
 }  // namespace
 
 std::vector<std::string> check_peer_environments(const ResultSet& model, const ResultSet& library, bool allow,
                                                  const std::string& model_side,
                                                  const std::string& library_side) {
-  // Only the environments' gpu_name: the rows' device column differs between the two writers by design.
-  const auto gm = env_value(model.environment, "gpu_name"), gl = env_value(library.environment, "gpu_name");
+  // The environments' gpu_name; a side without one (a results CSV carries no environment) falls back on the
+  // one GPU its rows name in their device column, so a library CSV from another GPU is not compared silently.
+  std::optional<std::string> gm = env_value(model.environment, "gpu_name");
+  std::optional<std::string> gl = env_value(library.environment, "gpu_name");
+  if (!gm) gm = rows_gpu(model, false);
+  if (!gl) gl = rows_gpu(library, true);
   if (!gm || !gl || *gm == *gl) return {};
   const std::string diff = model_side + " ran on " + *gm + ", " + library_side + " on " + *gl;
   if (!allow) throw InputError("compare: " + diff + "; --allow-env-mismatch to compare anyway");

@@ -119,8 +119,8 @@ void check_compare_sides(const ResultSet& base, const ResultSet& now, const std:
 void check_peer_sides(const ResultSet& base, const ResultSet& now, const std::string& base_path,
                       const std::string& new_path);
 
-// The environments of the two sides: InputError "compare: ..." when both name a gpu_name and the names
-// differ, unless `allow`; then the difference ("MODEL_SIDE ran on X, LIBRARY_SIDE on Y") is returned as a
+// The environments of the two sides: InputError "compare: ..." when both name a gpu_name (a side without one:
+// the one GPU its rows' device column names, for a results CSV) and the names differ, unless `allow`; then the difference ("MODEL_SIDE ran on X, LIBRARY_SIDE on Y") is returned as a
 // warning line.
 std::vector<std::string> check_peer_environments(const ResultSet& model, const ResultSet& library, bool allow,
                                                  const std::string& model_side,

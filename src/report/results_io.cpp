@@ -12,6 +12,8 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -617,6 +619,50 @@ std::string json_error_text(const std::exception& e) {
 
 namespace {
 
+// Walks the document once (SAX: no values built) and keeps the first key that an object holds twice.
+class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::optional<std::string> duplicate;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    open_.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!open_.empty() && !open_.back().insert(k).second) {
+      duplicate = k;
+      return false;  // stop: one is enough
+    }
+    return true;
+  }
+  bool end_object() override {
+    if (!open_.empty()) open_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  std::vector<std::set<std::string>> open_;
+};
+
+}  // namespace
+
+std::optional<std::string> first_duplicate_json_key(std::string_view text) {
+  DuplicateKeyFinder finder;
+  nlohmann::json::sax_parse(text, &finder);
+  return finder.duplicate;
+}
+
+namespace {
+
 using json = nlohmann::ordered_json;  // keeps the environment in file order
 
 // A JSON value as the typed cell of a column of kind `kind` (results_csv's one column table decides the
@@ -675,13 +721,20 @@ ResultSet load_json(const std::string& path, const std::string& text) {
   } catch (const json::exception& e) {  // e.g. out_of_range 406: a number beyond double range
     throw InputError("results " + printable(path) + ": not valid JSON (" + json_error_text(e) + ")");
   }
+  // nlohmann keeps the last of a key given twice, Python's json.load too: the file means whatever the last
+  // reader decides (a second "rows": [] would empty a report). Refused, naming the key.
+  if (const auto k = first_duplicate_json_key(text))
+    throw InputError("results " + printable(path) + ": key \"" + printable(*k) +
+                     "\" given twice in one object (which one is meant?)");
   if (!j.is_object())
     throw InputError("results " + printable(path) + ": not an attnbench results report (not a JSON object)");
   if (j.contains("schema") && j["schema"] != "attnbench.results")
     throw InputError("results " + printable(path) + ": schema " + j["schema"].dump() +
                      ", expected \"attnbench.results\"");
   if (j.contains("schema_version") &&
-      !(j["schema_version"].is_number_integer() && readable_version(j["schema_version"].get<int>())))
+      !(j["schema_version"].is_number_integer() && !beyond_int64(j["schema_version"]) &&
+        j["schema_version"].get<std::int64_t>() == j["schema_version"].get<int>() &&
+        readable_version(j["schema_version"].get<int>())))
     throw InputError(version_error(path, j["schema_version"].dump()));
   if (!j.contains("rows") || !j["rows"].is_array())
     throw InputError("results " + printable(path) + ": no \"rows\" array");
@@ -733,6 +786,11 @@ ResultSet load_json(const std::string& path, const std::string& text) {
         row.samples_us.push_back(x.get<double>());
       }
       if (const std::string e = samples_domain_error(row.samples_us); !e.empty()) throw InputError(where + ": " + e);
+      // The writer keeps every sample it counts (runner/case_rows.cpp: samples = the summary's n of samples_us):
+      // a list of another length is cut or padded, and the rank test would run on what the count denies.
+      if (!row.samples_us.empty() && static_cast<std::int64_t>(row.samples_us.size()) != row.samples)
+        throw InputError(where + ": samples_us holds " + std::to_string(row.samples_us.size()) +
+                         " values, samples says " + std::to_string(row.samples));
       if (!row.samples_us.empty()) set.samples[sample_key(row)] = row.samples_us;
     }
     if (o.contains("ledger") && !o["ledger"].is_null()) {
@@ -742,11 +800,14 @@ ResultSet load_json(const std::string& path, const std::string& text) {
         const bool well_formed =
             g.is_object() && g.contains("phase") && g["phase"].is_string() && g.contains("tag") &&
             g["tag"].is_string() && g.contains("kind") && g["kind"].is_string() && g.contains("bytes") &&
-            g["bytes"].is_number_integer() && (!g.contains("shared") || g["shared"].is_boolean()) &&
-            (!g.contains("count") || g["count"].is_number_integer());
+            g["bytes"].is_number_integer() && !beyond_int64(g["bytes"]) &&
+            (!g.contains("shared") || g["shared"].is_boolean()) &&
+            (!g.contains("count") || (g["count"].is_number_integer() && !beyond_int64(g["count"]) &&
+                                      g["count"].get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                      g["count"].get<std::int64_t>() <= std::numeric_limits<int>::max()));
         if (!well_formed)
           throw InputError(where + ": ledger entry " + g.dump() +
-                           " is not {phase, tag, kind: text, bytes: integer, shared: bool, count: integer}");
+                           " is not {phase, tag, kind: text, bytes: 64-bit integer, shared: bool, count: int}");
         ResultRow::LedgerGroup lg;
         lg.phase = g["phase"].get<std::string>();
         lg.tag = g["tag"].get<std::string>();

@@ -168,6 +168,11 @@ std::string samples_domain_error(std::span<const double> samples_us);
 // The message of a JSON parser exception without nlohmann's "[json.exception.KIND.N] " prefix, printable.
 std::string json_error_text(const std::exception& e);
 
+// The first key that one JSON object of `text` holds twice (nlohmann and Python keep the last silently);
+// std::nullopt when there is none. Text that is not JSON: what was read before the error (the callers parse
+// first and report that).
+std::optional<std::string> first_duplicate_json_key(std::string_view text);
+
 // Throws InputError "<label>: JSON nested deeper than MAX levels (at byte N)" when `text` opens more than
 // `max_depth` arrays / objects inside each other (brackets inside strings do not count). Linear, no recursion:
 // run it before handing hostile text to a recursive parser.

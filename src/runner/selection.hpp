@@ -24,8 +24,10 @@ struct ResumePoint {
 };
 
 // --resume: a case is complete when `previous` (the rows already in --out) holds a row for each of
-// `backends`; complete cases are not run again, and a partial case runs again whole.
+// `backends` and, with `graph_rows` (--timing names graph on a CUDA device), a graph row beside each eager row
+// that is not skipped, unless the case is extend (merge's rule, report/shards.cpp); complete cases are not run
+// again, and a partial case runs again whole.
 ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
-                        std::vector<ResultRow> previous);
+                        std::vector<ResultRow> previous, bool graph_rows = false);
 
 }  // namespace attnbench

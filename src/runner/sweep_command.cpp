@@ -110,7 +110,9 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
                        printable(files.csv) + " holds the same sweep; run without --resume to start it again");
     check_resume_options(read_json_environment(files.json, "--resume: JSON report"), shaping, files.csv, files.json);
   }
-  const ResumePoint todo = resume_from(cases, backends, resuming ? read_results_csv(files.csv) : std::vector<ResultRow>{});
+  // A graph row is written where case_runner.cpp's want_graph holds: --timing names graph, on a CUDA device.
+  const ResumePoint todo = resume_from(cases, backends, resuming ? read_results_csv(files.csv) : std::vector<ResultRow>{},
+                                       s.graph && resolved == DeviceChoice::cuda);
   // "-" is stdout (--out - or --json -): then stdout holds that document alone, and the table, the summary and the
   // Markdown report go to stderr with the progress.
   const bool csv_stdout = files.csv == "-", json_stdout = files.json == "-";

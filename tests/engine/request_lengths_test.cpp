@@ -229,6 +229,17 @@ TEST_F(TraceFiles, NonIntegerValues) {
             prefix(2) + "extend_len '99999999999999999999' is not an integer");
 }
 
+// A request is one row: an id twice is a pasted or merged row (the batch would run it twice), an empty id
+// names no request. Both refused with the line, the repeat with the first one's line.
+TEST_F(TraceFiles, EmptyOrRepeatedRequestId) {
+  const std::string h = "request_id,prefix_len,extend_len\n";
+  EXPECT_EQ(error_for(h + "r0,1,2\n,3,4\n"), prefix(3) + "request_id is empty");
+  EXPECT_EQ(error_for(h + "r0,1,2\n \"\" ,3,4\n"), prefix(3) + "request_id is empty");
+  EXPECT_EQ(error_for(h + "r0,1,2\nr1,1,2\nr0,1,2\n"),
+            prefix(4) + "request_id 'r0' again (first on line 2): one row per request");
+  EXPECT_EQ(read_trace(write("cased.csv", h + "r0,1,2\nR0,1,2\n")).size(), 2u);  // ids are case-sensitive
+}
+
 TEST_F(TraceFiles, OutOfRangeValues) {
   const std::string h = "request_id,prefix_len,extend_len\n";
   EXPECT_EQ(error_for(h + "r0,0,1\nr1,-1,3\n"), prefix(3) + "prefix_len -1 < 0");
@@ -241,11 +252,11 @@ TEST_F(TraceFiles, OutOfRangeValues) {
 
 TEST_F(TraceFiles, RowLimit) {
   std::string text = "request_id,prefix_len,extend_len\n";
-  text.reserve(14 * 1000001);
-  for (int i = 0; i < 1000000; ++i) text += "r,0,1\n";
+  text.reserve(16 * 1000001);
+  for (int i = 0; i < 1000000; ++i) text += "r" + std::to_string(i) + ",0,1\n";  // ids unique, as they must be
   const std::vector<TraceRequest> at_limit = read_trace(write("limit.csv", text));
   EXPECT_EQ(at_limit.size(), 1000000u);
-  text += "r,0,1\n";
+  text += "r1000000,0,1\n";
   EXPECT_EQ(error_for(text), prefix(1000002) + "more than 1000000 rows");
 }
 

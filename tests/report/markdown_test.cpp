@@ -219,6 +219,28 @@ TEST(MemoryReportJson, ErrorsNameTheJsonPath) {
   EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
                     R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "shared": 1}]}]}])"),
             "backends[0].phases[0].tags[0].shared is not true / false");
+  // Integers that wrapped: 2^64-1 bytes read as -1, a count beyond int range as another count.
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 18446744073709551615, )"
+                    R"("pinned_bytes": 0}]}])"),
+            "backends[0].phases[0].device_bytes 18446744073709551615 is beyond 9223372036854775807");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "count": 4294967297}]}]}])"),
+            "backends[0].phases[0].tags[0].count 4294967297 is beyond int range");
+  // A backend twice, a phase twice in one backend: refused, naming both places.
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": []}, {"backend": "b", "phases": []}, )"
+                    R"({"backend": "a", "phases": []}])"),
+            "backends[2].backend 'a' again (first at backends[0])");
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [)" + ok_phase + ", " + ok_phase + "]}]"),
+            "backends[0].phases[1].phase 'construct' again (first at backends[0].phases[0])");
+  test::write_file(d.file("two.json"),
+                   R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": 1024, )"
+                   R"("backends": [{"backend": "a", "phases": [)" + ok_phase +
+                       R"(]}, {"backend": "b", "phases": [)" + ok_phase + "]}]}");
+  EXPECT_EQ(load_memory_report_json(d.file("two.json")).backends.size(), 2u);  // one phase in two backends: fine
+  // A key given twice in one object (nlohmann keeps the last silently): refused, naming it.
+  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "device_bytes": 2, )"
+                    R"("pinned_bytes": 0}]}])"),
+            "key \"device_bytes\" given twice in one object (which one is meant?)");
 }
 
 // The memory report reader refuses FIFOs, devices, oversized files, NUL bytes and deep JSON before parsing.

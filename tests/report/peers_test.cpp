@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "report/markdown.hpp"
 #include "report/results_io.hpp"
+#include "support/errors.hpp"
 #include "support/backend_catalog.hpp"
 #include "support/golden.hpp"
 #include "support/result_rows.hpp"
@@ -352,6 +353,32 @@ TEST(PeersMarkdown, MergedFileUsesItsLibraryRowsAsPeersAndKeepsThemOutOfTheRest)
   ResultSet other = library_set();
   other.environment = {{"gpu_name", "NVIDIA H100"}};
   EXPECT_TRUE(has(report(model_set(), {other}), "attnbench ran on NVIDIA H200, the library on NVIDIA H100"));
+}
+
+// A results CSV carries no environment: the GPU check fell silent and a library CSV of another GPU was
+// compared as if it ran beside the model. The rows' device column stands in for a missing gpu_name.
+TEST(PeersEnvironment, WithoutGpuNameTheRowsDeviceColumnIsCompared) {
+  ResultSet m = model_set(), l = library_set();
+  l.environment.clear();
+  EXPECT_TRUE(check_peer_environments(m, l, false, "BASE", "NEW").empty());  // the same H200
+  for (ResultRow& r : l.rows) r.device = "NVIDIA A100-SXM4-80GB";
+  EXPECT_EQ(test::error_of([&] { check_peer_environments(m, l, false, "BASE", "NEW"); }),
+            "compare: BASE ran on NVIDIA H200, NEW on NVIDIA A100-SXM4-80GB; --allow-env-mismatch to compare anyway");
+  m.environment.clear();  // neither side has an environment
+  EXPECT_EQ(check_peer_environments(m, l, true, "BASE", "NEW"),
+            std::vector<std::string>{"BASE ran on NVIDIA H200, NEW on NVIDIA A100-SXM4-80GB"});
+  // Nothing to compare: a CPU model run, the torch device type only, or rows of several GPUs on one side.
+  ResultSet cpu = model_set();
+  cpu.environment.clear();
+  for (ResultRow& r : cpu.rows) r.device = "cpu (2 threads)";
+  EXPECT_TRUE(check_peer_environments(cpu, l, false, "BASE", "NEW").empty());
+  ResultSet typed = library_set();
+  typed.environment.clear();
+  for (ResultRow& r : typed.rows) r.device = "cuda";
+  EXPECT_TRUE(check_peer_environments(m, typed, false, "BASE", "NEW").empty());
+  // The environment wins over the rows where it names a GPU.
+  l.environment = {{"gpu_name", "NVIDIA H200"}};
+  EXPECT_TRUE(check_peer_environments(m, l, false, "BASE", "NEW").empty());
 }
 
 TEST(PeersLoad, PeerFilesMustHoldLibraryRowsOnly) {

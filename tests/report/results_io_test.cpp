@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "support/errors.hpp"
 #include "support/golden.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
@@ -498,6 +499,7 @@ ResultRow report_row(const std::string& backend) {
   r.ref_mismatch_frac = 0;
   r.repro = "attnbench run --case-id 'x'";
   r.samples_us = {99.5, 100.25, 101.75};
+  r.samples = 3;  // the samples counted are the samples kept
   r.ledger = {{"construct", backend + ".workspace_buffer", "device", 536870912, true, 1}};
   return r;
 }
@@ -640,8 +642,19 @@ TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
   j["rows"][0]["samples"] = -2;
   expect_error("samples.json", j, "row 0: samples '-2' is not an integer >= 0");
   j = nlohmann::json::parse(text);
-  j["rows"][0]["samples_us"] = {1.0, -2.0};
+  j["rows"][0]["samples_us"] = {1.0, -2.0, 3.0};
   expect_error("raw.json", j, "row 0: samples_us[1] '-2' is not a finite number >= 0");
+  // The count and the list disagree: one of them was cut or padded.
+  j = nlohmann::json::parse(text);
+  j["rows"][1]["samples_us"] = {99.5, 100.25};
+  expect_error("fewer.json", j, "row 1: samples_us holds 2 values, samples says 3");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["samples"] = 30;
+  expect_error("more.json", j, "row 0: samples_us holds 3 values, samples says 30");
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["samples_us"] = nlohmann::json::array();  // no raw samples (an older report): the count stands
+  test::write_file(d.file("none.json"), j.dump());
+  EXPECT_EQ(load_result_set(d.file("none.json")).rows[0].samples, 3);
   // Unsigned beyond 2^63 - 1: read as std::int64_t it wrapped to -9223372036854775808 and the message named
   // a value the file does not hold.
   j = nlohmann::json::parse(text);
@@ -675,6 +688,52 @@ TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
     EXPECT_EQ(std::string(e.what()),
               "results " + d.file("inf.json") + ": not valid JSON (number overflow parsing '-1e400')");
   }
+}
+
+// A key given twice in one object: nlohmann (and Python's json.load) kept the last silently, so a second
+// "rows": [] emptied a report and a second "step_median_us" replaced the measured one. Refused, naming the key.
+// A ledger entry's bytes beyond 2^63-1 wrapped negative, its count beyond int range wrapped too.
+TEST(ResultsLoad, JsonDuplicateKeysAndWrappingLedgerIntegersAreRefused) {
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {}, "cmd", {report_row("trtllm_mha"), report_row("flashinfer")});
+  const std::string text = test::read_file(d.file("r.json"));
+  ASSERT_FALSE(first_duplicate_json_key(text));
+  const auto expect_error = [&](const std::string& name, const std::string& content, const std::string& what) {
+    test::write_file(d.file(name), content);
+    EXPECT_EQ(test::error_of([&] { load_result_set(d.file(name)); }), "results " + d.file(name) + ": " + what);
+  };
+  const std::size_t end = text.rfind('}');
+  expect_error("rows.json", text.substr(0, end) + ", \"rows\": []}",
+               "key \"rows\" given twice in one object (which one is meant?)");
+  std::string t = text;
+  const std::size_t at = t.find("\"step_median_us\"");
+  t.insert(at, "\"step_median_us\": 1.0, ");
+  expect_error("cell.json", t, "key \"step_median_us\" given twice in one object (which one is meant?)");
+  // The same key in two objects (every row has its own) is fine; so is a key that only differs in case.
+  EXPECT_FALSE(first_duplicate_json_key(R"({"a": {"k": 1}, "b": {"k": 2}, "K": [{"k": 1}, {"k": 2}]})"));
+  EXPECT_EQ(first_duplicate_json_key(R"({"a": [{"k": 1, "x": {"k": 0}, "k": 2}]})").value_or(""), "k");
+
+  auto j = nlohmann::json::parse(text);
+  ASSERT_TRUE(j["rows"][0]["ledger"].is_array() && !j["rows"][0]["ledger"].empty());
+  j["rows"][0]["ledger"][0]["bytes"] = 18446744073709551615ull;
+  test::write_file(d.file("bytes.json"), j.dump());
+  EXPECT_NE(test::error_of([&] { load_result_set(d.file("bytes.json")); }).find("row 0: ledger entry"),
+            std::string::npos);
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["ledger"][0]["count"] = 4294967297ll;
+  test::write_file(d.file("count.json"), j.dump());
+  EXPECT_NE(test::error_of([&] { load_result_set(d.file("count.json")); }).find("row 0: ledger entry"),
+            std::string::npos);
+  j = nlohmann::json::parse(text);
+  j["schema_version"] = 4294967298ll;  // get<int> wrapped it to 2
+  test::write_file(d.file("version.json"), j.dump());
+  EXPECT_EQ(test::error_of([&] { load_result_set(d.file("version.json")); }),
+            "results " + d.file("version.json") + ": schema_version 4294967298, this attnbench reads 1 to 2");
+  // A negative ledger delta is legitimate (a group freed inside the phase, device/ledger.cpp Ledger::diff).
+  j = nlohmann::json::parse(text);
+  j["rows"][0]["ledger"][0]["bytes"] = -4096;
+  test::write_file(d.file("freed.json"), j.dump());
+  EXPECT_EQ(load_result_set(d.file("freed.json")).rows[0].ledger[0].bytes, -4096);
 }
 
 // FIFOs, devices, oversized files, NUL bytes and deep JSON are refused before anything is parsed (a FIFO

@@ -81,5 +81,43 @@ TEST(Selection, ResumeSkipsCompleteCasesAndDropsAPartialOne) {
   EXPECT_TRUE(fresh.kept.empty());
 }
 
+// With graph rows due (--timing names graph on a CUDA device), a case whose backend lost its graph row (the run
+// was cut between the eager and the graph row of the last backend, or a row was deleted) is not complete: it
+// ran again whole. Merge's rule (report/shards.cpp): not beside a skipped eager row, not for extend cases.
+TEST(Selection, ResumeWithGraphRowsNeedsAGraphRowBesideEachMeasuredEagerRow) {
+  const std::vector<std::string> backends = {"flashinfer", "trtllm_mha"};
+  const auto timed = [](const std::string& id, const std::string& backend, const std::string& timing,
+                        RowStatus status = RowStatus::ok) {
+    ResultRow r = row(id, backend);
+    r.timing = timing;
+    r.status = status;
+    r.mode = id.rfind("extend/", 0) == 0 ? "extend" : "decode";
+    return r;
+  };
+  const std::vector<ResultRow> previous = {
+      // case 0: both backends, eager and graph
+      timed(kIds[0], "flashinfer", "eager"), timed(kIds[0], "flashinfer", "graph"),
+      timed(kIds[0], "trtllm_mha", "eager"), timed(kIds[0], "trtllm_mha", "graph"),
+      // case 1: trtllm_mha's graph row is missing
+      timed(kIds[1], "flashinfer", "eager"), timed(kIds[1], "flashinfer", "graph"),
+      timed(kIds[1], "trtllm_mha", "eager"),
+      // case 2 (extend): eager rows only, as the runner writes them
+      timed(kIds[2], "flashinfer", "eager"), timed(kIds[2], "trtllm_mha", "eager")};
+  const ResumePoint g = resume_from(cases_with_ids(kIds), backends, previous, /*graph_rows=*/true);
+  EXPECT_EQ(ids(g.cases), (std::vector<std::string>{kIds[1]}));
+  EXPECT_EQ(g.cases_done, 2u);
+  EXPECT_TRUE(g.dropped_partial);
+  EXPECT_EQ(g.kept.size(), 6u);
+  for (const auto& k : g.kept) EXPECT_NE(k.case_id, kIds[1]);
+  // Without graph rows due (eager only, or the CPU) every case with a row of each backend is complete.
+  const ResumePoint e = resume_from(cases_with_ids(kIds), backends, previous, /*graph_rows=*/false);
+  EXPECT_TRUE(e.cases.empty());
+  EXPECT_EQ(e.kept.size(), previous.size());
+  // A skipped eager row has no graph row beside it to wait for.
+  std::vector<ResultRow> skipped = previous;
+  skipped[6].status = RowStatus::skipped;
+  EXPECT_TRUE(resume_from(cases_with_ids(kIds), backends, skipped, true).cases.empty());
+}
+
 }  // namespace
 }  // namespace attnbench
