@@ -4,9 +4,13 @@
 // which the pool fill uses so that the host can recompute it (tests/gpu/fp8_kernels_test.cpp compares the two).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "core/dtype.hpp"
 
@@ -25,6 +29,24 @@ __device__ __forceinline__ float load_elem(const void* p, std::int64_t i, DType 
     return static_cast<float>(x);
   }
   return load_as_float(p, i, t);
+}
+
+// Two fp8 codes (the low byte first) as two 16-bit values of T (__nv_bfloat16 / __half) in one register, the
+// first in the low half: the prefill tensor-core kernel's K / V dequantization. fp8 -> fp16 is one cvt of
+// cuda_fp8.h (cvt.rn.f16x2.e4m3x2 / .e5m2x2 from sm_89 on) and exact for every code; every value it gives is
+// also a bf16 (at most 4 significant bits, exponents 2^-16 .. 2^15), so the fp16 -> fp32 -> bf16 route is exact
+// too. Finite codes come out as load_elem gives them; NaN / Inf stay NaN / Inf.
+template <typename T, __nv_fp8_interpretation_t kFmt>
+__device__ __forceinline__ std::uint32_t fp8x2_to_16bit_pair(std::uint32_t two_codes) {
+  const __half2_raw hr = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two_codes & 0xffffu), kFmt);
+  std::uint32_t out;
+  if constexpr (std::is_same_v<T, __half>) {
+    out = static_cast<std::uint32_t>(hr.x) | (static_cast<std::uint32_t>(hr.y) << 16);
+  } else {
+    const __nv_bfloat162 b = __float22bfloat162_rn(__half22float2(__half2(hr)));
+    memcpy(&out, &b, 4);
+  }
+  return out;
 }
 
 // Stores v (rounded to t) as element i.

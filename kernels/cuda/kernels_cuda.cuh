@@ -18,8 +18,8 @@ void launch_attention_decode(const AttentionParams& p, void* stream);   // kerne
 // an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
 void launch_attention_decode_generic(const AttentionParams& p, void* stream);
 void launch_attention_prefill(const AttentionParams& p, void* stream);  // kernels/cuda/prefill_attention.cu
-// Which prefill kernel: `automatic` = the FA2-class kernel for now (kHopperByDefault in prefill_attention.cu:
-// the Hopper kernel for ragged K/V with head_dim 128 once it has passed the sanitizers); `fa2` = always the
+// Which prefill kernel: `automatic` = the Hopper kernel where it takes the call (sm_90, bf16 / fp16 K / V, head_dim
+// 64 / 128 / 256, every addressing mode), else the FA2-class kernel; `fa2` = always the
 // FA2-class kernel; `hopper` = the Hopper kernel where it takes the call (fp32 / fp8 / other shapes still go to
 // the FA2-class kernel), Unsupported on a GPU without it. launch_attention_prefill uses
 // prefill_kernel_from_env(): ATTNBENCH_PREFILL_KERNEL=fa2|hopper (unset or empty: automatic; anything else:
@@ -27,6 +27,10 @@ void launch_attention_prefill(const AttentionParams& p, void* stream);  // kerne
 enum class PrefillKernel { automatic, fa2, hopper };
 PrefillKernel prefill_kernel_from_env();
 void launch_attention_prefill_with(const AttentionParams& p, void* stream, PrefillKernel kernel);
+// True where the FA2-class kernel's launch runs its tensor-core kernel on p (bf16 / fp16 q and o, head_dim 64 /
+// 128 / 256, K / V in the model dtype or an fp8_e4m3 / fp8_e5m2 pool, 16-byte aligned pointers, a power-of-two
+// page size), false where it runs the generic one-warp-per-row kernel (or throws Unsupported).
+bool prefill_fa2_uses_tensor_cores(const AttentionParams& p);
 // kernels/cuda/prefill_hopper.cu: true when this process's current GPU can run the Hopper kernel; the launch
 // returns false (nothing launched) where the kernel does not take p.
 bool prefill_hopper_usable();

@@ -25,8 +25,13 @@
 // with a lazy max: O is rescaled only when a row's max grows by more than 2^8. P goes to the PV product from
 // registers. O is staged through the warp's own Q rows in shared memory and written with 16-byte stores.
 // CTAs are launched heaviest causal tile first, the query heads of a KV group side by side (K/V reuse in L2).
-// fp32 storage uses the generic kernel (one warp per (query row, head)); launch_attention_prefill_generic
-// exposes it for any dtype as a GPU cross-check.
+// An fp8_e4m3 / fp8_e5m2 KV pool (bf16 / fp16 q and o) takes the same kernel: the ring holds the stored bytes
+// and each thread dequantizes the bytes it copied into one 16-bit K and V tile (prefill_tc_kernel, kFp8; same
+// shared memory as the 16-bit path); an fp8 q (trtllm_mha's extend) is dequantized into the Q tile the same
+// way. Not yet run on a GPU (2026-12-01): results/h200/prefill-fp8/README.md.
+// fp32 storage (and fp8 with another head_dim / unaligned pointers) use the generic kernel
+// (one warp per (query row, head)); launch_attention_prefill_generic exposes it for any dtype as a GPU
+// cross-check.
 // On an sm_90 GPU launch_attention_prefill may hand bf16 / fp16 calls to the Hopper kernel instead
 // (kernels/cuda/prefill_hopper.cu; ATTNBENCH_PREFILL_KERNEL, kernels_cuda.cuh); this kernel is the fallback.
 // Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; see the test's TFLOP/s print): ragged 289-319
@@ -66,6 +71,7 @@ struct PrefillArgs : cuda_detail::AttentionArgs {
   DType dtype;
   // Tensor-core kernel: scores go to base-2 units as s * exp_scale, after the soft cap (when on) has
   // replaced s by tanh(s * cap_in) * cap_out.
+  // (sm_scale here is AttentionArgs::sm_scale: times k_scale for an fp8 pool.)
   float exp_scale;  // softcap ? 1 : sm_scale * log2(e)
   float cap_in;     // sm_scale / softcap
   float cap_out;    // softcap * log2(e)
@@ -255,34 +261,84 @@ __device__ __forceinline__ int swz(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-template <int D, int kWarps, int kMT, int BN, int kStages>
+// 16 fp8 codes (w[0] holds codes 0-3, code 0 in its low byte) -> two 16-byte chunks of T in shared memory:
+// codes 0-7 at `lo`, 8-15 at `hi`. odd_first: store the `hi` chunk first (the callers pick the order so that
+// the 8 threads of a quarter warp hit 8 different bank groups).
+template <typename T, __nv_fp8_interpretation_t kFmt>
+__device__ __forceinline__ void store_dequant16(std::uint32_t lo, std::uint32_t hi, bool odd_first,
+                                                const std::uint32_t (&w)[4]) {
+  const std::uint32_t f0 = odd_first ? w[2] : w[0], f1 = odd_first ? w[3] : w[1];
+  const std::uint32_t s0 = odd_first ? w[0] : w[2], s1 = odd_first ? w[1] : w[3];
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(odd_first ? hi : lo),
+               "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(f0)), "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(f0 >> 16)),
+               "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(f1)), "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(f1 >> 16))
+               : "memory");
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(odd_first ? lo : hi),
+               "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(s0)), "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(s0 >> 16)),
+               "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(s1)), "r"(cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(s1 >> 16))
+               : "memory");
+}
+
+// kFp8 = 0: K / V in T. kFp8 = 1 / 2: an e4m3 / e5m2 pool, read as stored bytes (16-byte copies of 16 codes:
+// D / 16 per row) into a ring of kStages fp8 stages, and dequantized into one 16-bit K tile and one V tile.
+template <int D, int kWarps, int kMT, int BN, int kStages, int kFp8 = 0>
 struct TcShape {
   static constexpr int kThreads = kWarps * 32;
   static constexpr int BM = kWarps * kMT * 16;      // query rows per CTA
-  static constexpr int kChunks = D / 8;             // 16-byte chunks per row
-  static constexpr int kRowsPerPass = kThreads / kChunks;
+  static constexpr int kChunks = D / 8;             // 16-byte chunks per 16-bit row
+  static constexpr int kLdChunks = kFp8 ? D / 16 : D / 8;  // 16-byte copies per stored K (or V) row
+  static constexpr int kRowsPerPass = kThreads / kLdChunks;
   static constexpr int kPasses = BN / kRowsPerPass;  // K (or V) rows each thread copies per tile
-  static constexpr int kSmemBytes = (BM * D + 2 * kStages * BN * D) * 2;
-  static_assert(D % 16 == 0 && BN % 16 == 0 && kThreads % kChunks == 0 && BN % kRowsPerPass == 0);
+  // 16-bit: Q + kStages x (K, V). fp8: Q + one 16-bit K and V tile + kStages x (K, V) of stored bytes
+  // (head_dim 128: 96 KiB either way, two CTAs per SM; 256: 192 KiB either way, of sm_90's 227 KiB per block).
+  static constexpr int kSmemBytes =
+      kFp8 ? (BM * D + 2 * BN * D) * 2 + 2 * kStages * BN * D : (BM * D + 2 * kStages * BN * D) * 2;
+  static_assert(D % 16 == 0 && BN % 16 == 0 && kThreads % kLdChunks == 0 && BN % kRowsPerPass == 0);
   static_assert(kRowsPerPass % 8 == 0);  // every row a thread copies has the same swizzle
   static_assert(kStages >= 2);
+  static_assert(kSmemBytes <= 227 * 1024);  // sm_90's opt-in maximum per block
 };
 
-template <typename T, int D, int kWarps, int kMT, int BN, int kStages, int kMinBlocks>
+// kFp8 (TcShape): 0 = K / V in T; 1 / 2 = an fp8_e4m3 / fp8_e5m2 pool (q and o stay T). An fp8 tile goes
+// global -> shared as stored bytes through the same cp.async ring (half the bytes), and each thread then
+// dequantizes exactly the bytes it copied (its own cp.async.wait_group makes them visible to it, no barrier)
+// into one 16-bit K (or V) tile in the swizzled layout the ldmatrix code reads; everything after that is the
+// 16-bit code. Tile t's K is dequantized just before the loop's first barrier (every thread is past Q K^T of
+// t - 1: the barrier before P V of t - 1 says so), its V just after it (every thread is past P V of t - 1),
+// and the barrier before P V publishes V; no barrier is added. k_scale is folded into the logit scale and
+// v_scale into the output (PrefillArgs, as decode_attention.cu and the generic kernel do); the conversion
+// itself is exact (cuda_detail::fp8x2_to_16bit_pair).
+// kQ8 (with kFp8 != 0 only): q is stored in the pool's fp8 format too (trtllm_mha's cast for the SM90
+// fmha_v2 extend, q_scale 1): each thread reads 16 codes at a time from global memory and dequantizes them
+// into sQ, after the first K / V copies have been issued; the loop's first barrier publishes sQ.
+template <typename T, int D, int kWarps, int kMT, int BN, int kStages, int kMinBlocks, int kFp8 = 0,
+          bool kQ8 = false>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(const PrefillArgs a) {
-  using S = TcShape<D, kWarps, kMT, BN, kStages>;
+  static_assert(!kQ8 || kFp8 != 0);
+  constexpr __nv_fp8_interpretation_t kFmt = kFp8 == 2 ? __NV_E5M2 : __NV_E4M3;
+  using S = TcShape<D, kWarps, kMT, BN, kStages, kFp8>;
   constexpr int BM = S::BM, kChunks = S::kChunks;
   constexpr int kNT = BN / 8;   // n8 tiles of a score row block
   constexpr int kDT = D / 8;    // n8 tiles of an output row block
   constexpr int kKT = D / 16;   // k16 steps of Q K^T
   constexpr int kRowBytes = D * 2;
   constexpr int kStageBytes = BN * D * 2;
+  // What the cp.async ring holds: K / V rows as stored (T, or fp8 codes).
+  using KvT = std::conditional_t<kFp8 != 0, std::uint8_t, T>;
+  constexpr int kLdElems = 16 / static_cast<int>(sizeof(KvT));  // elements per 16-byte copy
+  constexpr int kLdRowBytes = D * static_cast<int>(sizeof(KvT));
+  constexpr int kLdStageBytes = BN * kLdRowBytes;
 
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* const sQ = reinterpret_cast<T*>(smem_raw);  // [BM, D] swizzled; O staging at the end
   const std::uint32_t sQa = smem_addr(sQ);
-  const std::uint32_t sKa = sQa + BM * kRowBytes;              // [kStages, BN, D] swizzled
-  const std::uint32_t sVa = sKa + kStages * kStageBytes;       // [kStages, BN, D] swizzled
+  // 16-bit: [kStages, BN, D] swizzled each. fp8: [BN, D] swizzled each (the dequantized current tile), then
+  // the ring of stored bytes sK8a / sV8a, [kStages, BN, D] each, row-major (only the copying thread reads them).
+  const std::uint32_t sKa = sQa + BM * kRowBytes;
+  const std::uint32_t sVa = sKa + (kFp8 ? 1 : kStages) * kStageBytes;
+  const std::uint32_t sK8a = sVa + (kFp8 ? 1 : kStages) * kStageBytes;
+  const std::uint32_t sV8a = sK8a + kStages * kLdStageBytes;
+  const std::uint32_t ring_k = kFp8 ? sK8a : sKa, ring_v = kFp8 ? sV8a : sVa;
 
   const int h = blockIdx.x, b = blockIdx.z;
   const int q_tile = gridDim.y - 1 - blockIdx.y;  // heaviest (causal) tiles first
@@ -303,8 +359,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
   const int t_begin = lo / BN;
   const int t_end = hi > lo ? (hi + BN - 1) / BN : t_begin;
 
-  // Q tile -> shared memory; rows past the request are zeros.
-  {
+  // Q tile -> shared memory; rows past the request are zeros. (kQ8: below, after the first K / V copies.)
+  if constexpr (!kQ8) {
     const T* qg = static_cast<const T*>(a.q);
     for (int idx = tid; idx < BM * kChunks; idx += S::kThreads) {
       const int row = idx / kChunks, c = idx % kChunks;
@@ -318,11 +374,13 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
   // K / V tiles: thread copies chunk ld_c of rows ld_row + p * kRowsPerPass. slots[] holds the rows' slots of
   // the next tile to issue (-1: past the keys, copied as zeros). kRowsPerPass % 8 == 0, so every row a thread
   // copies has the same swizzle: one shared-memory offset plus p * kRowsPerPass rows.
-  const T* const kg = static_cast<const T*>(a.k) + kvh * D;
-  const T* const vg = static_cast<const T*>(a.v) + kvh * D;
+  const KvT* const kg = static_cast<const KvT*>(a.k) + kvh * D;
+  const KvT* const vg = static_cast<const KvT*>(a.v) + kvh * D;
   const std::int64_t kv_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;
-  const int ld_row = tid / kChunks, ld_c = tid % kChunks;
-  const std::uint32_t ld_off = static_cast<std::uint32_t>(swz<D>(ld_row, ld_c)) * 2;
+  const int ld_row = tid / S::kLdChunks, ld_c = tid % S::kLdChunks;
+  // fp8: the ring is row-major (only the copying thread reads its bytes back).
+  const std::uint32_t ld_off = kFp8 ? static_cast<std::uint32_t>(ld_row * kLdRowBytes + ld_c * 16)
+                                    : static_cast<std::uint32_t>(swz<D>(ld_row, ld_c)) * 2;
   int slots[S::kPasses];
   auto fetch_slots = [&](int t) {
 #pragma unroll
@@ -334,17 +392,19 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
   // Two cp.async groups (K, then V) for tile t into stage st; empty groups past the last tile.
   auto issue = [&](int t, int st) {
     if (t < t_end) {
-      const std::uint32_t dk = sKa + st * kStageBytes + ld_off, dv = sVa + st * kStageBytes + ld_off;
+      const std::uint32_t dk = ring_k + st * kLdStageBytes + ld_off, dv = ring_v + st * kLdStageBytes + ld_off;
 #pragma unroll
       for (int p = 0; p < S::kPasses; ++p) {
         const bool valid = slots[p] >= 0;
-        cp_async_16(dk + p * S::kRowsPerPass * kRowBytes, valid ? kg + slots[p] * kv_stride + ld_c * 8 : kg, valid);
+        cp_async_16(dk + p * S::kRowsPerPass * kLdRowBytes, valid ? kg + slots[p] * kv_stride + ld_c * kLdElems : kg,
+                    valid);
       }
       cp_async_commit();
 #pragma unroll
       for (int p = 0; p < S::kPasses; ++p) {
         const bool valid = slots[p] >= 0;
-        cp_async_16(dv + p * S::kRowsPerPass * kRowBytes, valid ? vg + slots[p] * kv_stride + ld_c * 8 : vg, valid);
+        cp_async_16(dv + p * S::kRowsPerPass * kLdRowBytes, valid ? vg + slots[p] * kv_stride + ld_c * kLdElems : vg,
+                    valid);
       }
       cp_async_commit();
       if (t + 1 < t_end) fetch_slots(t + 1);
@@ -354,9 +414,52 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
     }
   };
 
+  // fp8: this thread's 16 stored codes of each of its rows in ring stage `ring` (row-major) -> 16-bit
+  // chunks 2 ld_c and 2 ld_c + 1 of that row in the swizzled tile at `tile`. The two 16-byte stores go in the
+  // order (2 ld_c + (ld_c / 4) % 2) first, so that the 8 threads of a quarter warp hit 8 different bank groups.
+  auto dequant = [&](std::uint32_t ring, std::uint32_t tile) {
+    if constexpr (kFp8 != 0) {
+      const bool odd_first = (ld_c >> 2) & 1;
+      const std::uint32_t lo = static_cast<std::uint32_t>(swz<D>(ld_row, 2 * ld_c)) * 2;
+      const std::uint32_t hi = static_cast<std::uint32_t>(swz<D>(ld_row, 2 * ld_c + 1)) * 2;
+#pragma unroll
+      for (int p = 0; p < S::kPasses; ++p) {
+        std::uint32_t w[4];
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                     : "r"(ring + ld_off + p * S::kRowsPerPass * kLdRowBytes)
+                     : "memory");
+        const std::uint32_t row_off = tile + p * S::kRowsPerPass * kRowBytes;
+        store_dequant16<T, kFmt>(row_off + lo, row_off + hi, odd_first, w);
+      }
+    } else {
+      (void)ring;
+      (void)tile;
+    }
+  };
+
   if (t_begin < t_end) fetch_slots(t_begin);
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) issue(t_begin + st, st);
+
+  if constexpr (kQ8) {
+    constexpr int kQChunks = D / 16;  // 16 codes per read
+    const std::uint8_t* const qg = static_cast<const std::uint8_t*>(a.q);
+    for (int idx = tid; idx < BM * kQChunks; idx += S::kThreads) {
+      const int row = idx / kQChunks, c = idx % kQChunks;
+      const int j = j0 + row;
+      std::uint32_t w[4] = {0u, 0u, 0u, 0u};
+      if (j < r.q_len) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4*>(
+            qg + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + h) * D + c * 16));
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+      }
+      store_dequant16<T, kFmt>(sQa + swz<D>(row, 2 * c) * 2, sQa + swz<D>(row, 2 * c + 1) * 2, (c >> 2) & 1, w);
+    }
+  }
 
   // ldmatrix addresses, per lane, as byte offsets from a tile's base. The swizzle is an XOR of the chunk index
   // with row % 8, and every row a lane addresses has the same row % 8 (= lane % 8), so the offset for k-step
@@ -382,8 +485,16 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
   for (int t = t_begin; t < t_end; ++t) {
     const int st = (t - t_begin) % kStages;
     cp_async_wait<2 * kStages - 3>();  // K(t) has landed (V(t) and later tiles may be in flight)
+    if constexpr (kFp8 != 0) dequant(sK8a + st * kLdStageBytes, sKa);  // everyone is past Q K^T of t - 1
     __syncthreads();                   // ... for every thread; and everyone is done with tile t - 1
     issue(t + kStages - 1, (t - t_begin + kStages - 1) % kStages);
+    if constexpr (kFp8 != 0) {
+      // V(t) too, here rather than before P V: fewer registers are live (no scores, no P), and V(t) was issued
+      // together with K(t). Everyone is past P V of t - 1 (the barrier above); the barrier before P V
+      // publishes the tile.
+      cp_async_wait<2 * kStages - 2>();
+      dequant(sV8a + st * kLdStageBytes, sVa);
+    }
 
     // S = Q K^T
     float s[kMT][kNT][4];
@@ -391,7 +502,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
       for (int nt = 0; nt < kNT; ++nt) s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.0f;
-    const std::uint32_t sKst = sKa + st * kStageBytes;
+    const std::uint32_t sKst = kFp8 ? sKa : sKa + st * kStageBytes;
 #pragma unroll
     for (int kk = 0; kk < kKT; ++kk) {
       std::uint32_t qa[kMT][4];
@@ -503,7 +614,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
     // O += P V
     cp_async_wait<2 * kStages - 2>();  // V(t) has landed
     __syncthreads();
-    const std::uint32_t sVst = sVa + st * kStageBytes;
+    const std::uint32_t sVst = kFp8 ? sVa : sVa + st * kStageBytes;
 #pragma unroll
     for (int dp = 0; dp < kDT / 2; ++dp) {
       const std::uint32_t vaddr = sVst + (v_off ^ (dp * 32));
@@ -540,7 +651,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
         l = l * scale + fast_exp2(sink2 - m_new);
         m = m_new;
       }
-      const float inv = l > 0.0f ? scale / l : 0.0f;
+      float inv = l > 0.0f ? scale / l : 0.0f;
+      if constexpr (kFp8 != 0) inv *= a.out_scale;  // v_scale
 #pragma unroll
       for (int dt = 0; dt < kDT; ++dt) {
         o[mt][dt][hr * 2] *= inv;
@@ -575,10 +687,10 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks) prefill_tc_kernel(con
   }
 }
 
-template <typename T, int D, int kWarps, int kMT, int BN, int kStages, int kMinBlocks>
+template <typename T, int D, int kWarps, int kMT, int BN, int kStages, int kMinBlocks, int kFp8, bool kQ8>
 void launch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
-  using S = TcShape<D, kWarps, kMT, BN, kStages>;
-  auto* kernel = prefill_tc_kernel<T, D, kWarps, kMT, BN, kStages, kMinBlocks>;
+  using S = TcShape<D, kWarps, kMT, BN, kStages, kFp8>;
+  auto* kernel = prefill_tc_kernel<T, D, kWarps, kMT, BN, kStages, kMinBlocks, kFp8, kQ8>;
   static const bool smem_set = [kernel] {
     ATTNBENCH_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
@@ -593,18 +705,19 @@ void launch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream_t
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
-// (dtype, head_dim) -> tile configuration. Returns false where no tensor-core kernel exists.
-template <typename T>
+// (dtype, KV format, head_dim) -> tile configuration. Returns false where no tensor-core kernel exists.
+// The fp8 pool (kFp8 1 / 2) takes the same tiles: its shared memory equals the 16-bit one (TcShape).
+template <typename T, int kFp8 = 0, bool kQ8 = false>
 bool dispatch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
   switch (a.head_dim) {
     case 64:
-      launch_tc<T, 64, 4, 2, 64, 2, 2>(a, max_q_len, batch_size, stream);
+      launch_tc<T, 64, 4, 2, 64, 2, 2, kFp8, kQ8>(a, max_q_len, batch_size, stream);
       return true;
     case 128:
-      launch_tc<T, 128, 4, 2, 64, 2, 2>(a, max_q_len, batch_size, stream);
+      launch_tc<T, 128, 4, 2, 64, 2, 2, kFp8, kQ8>(a, max_q_len, batch_size, stream);
       return true;
     case 256:
-      launch_tc<T, 256, 8, 1, 64, 2, 1>(a, max_q_len, batch_size, stream);
+      launch_tc<T, 256, 8, 1, 64, 2, 1, kFp8, kQ8>(a, max_q_len, batch_size, stream);
       return true;
     default:
       return false;
@@ -617,8 +730,9 @@ PrefillArgs make_args(const AttentionParams& p) {
   a.head_dim = p.head_dim;
   a.dtype = p.dtype;
   const bool cap = p.logits_soft_cap > 0.0f;
-  a.exp_scale = cap ? 1.0f : p.sm_scale * kLog2e;
-  a.cap_in = cap ? p.sm_scale / p.logits_soft_cap : 0.0f;
+  // a.sm_scale = sm_scale * k_scale (an fp8 pool's; exactly sm_scale otherwise, kv_k_scale = 1).
+  a.exp_scale = cap ? 1.0f : a.sm_scale * kLog2e;
+  a.cap_in = cap ? a.sm_scale / p.logits_soft_cap : 0.0f;
   a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
   return a;
 }
@@ -666,54 +780,104 @@ void launch_attention_prefill(const AttentionParams& p, void* stream) {
   launch_attention_prefill_with(p, stream, prefill_kernel_from_env());
 }
 
+bool prefill_fa2_uses_tensor_cores(const AttentionParams& p) {
+  if (p.dtype != DType::bf16 && p.dtype != DType::fp16) return false;
+  if (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256) return false;
+  const DType kv = kv_load_dtype(p);
+  if (kv != p.dtype && !is_fp8(kv)) return false;
+  if (is_fp8(q_load_dtype(p)) && q_load_dtype(p) != kv) return false;  // fp8 q over ragged 16-bit k / v: generic
+  // 16-byte vector copies; pages found by shift.
+  return aligned16(p.q) && aligned16(p.k) && aligned16(p.v) && aligned16(p.o) &&
+         (p.addressing != KvAddressing::block_table || cuda_detail::page_shift_of(p.page_size) >= 0);
+}
+
 void launch_attention_prefill_with(const AttentionParams& p, void* stream, PrefillKernel kernel) {
   using namespace prefill_detail;
   check_params(p);
   if (kernel == PrefillKernel::hopper && !prefill_hopper_usable())
     throw Unsupported("attention_prefill: the Hopper kernel needs an sm_90 GPU and a build with sm_90a code");
-  // automatic: this kernel. The Hopper kernel passed every prefill GPU test and compute-sanitizer memcheck and
-  // racecheck on the H200 (2026-12-01), but gains ~5% on ragged K/V only (head_dim 128: 304-330 against 288-315
-  // TFLOP/s) and loses with a page-64 block table (244-258 against 256-281): README, "Prefill kernels on Hopper".
-  // Switching this on needs a whole sweep run with it first (the pr-evidence rows are measured on this kernel).
-  constexpr bool kHopperByDefault = false;
-  const bool hopper_first = kernel == PrefillKernel::hopper ||
-                            (kHopperByDefault && kernel == PrefillKernel::automatic &&
-                             p.addressing == KvAddressing::ragged && p.head_dim == 128);
+  // automatic: the Hopper kernel wherever it takes the call (sm_90, bf16 / fp16 with K / V in that dtype,
+  // head_dim 64 / 128 / 256, every addressing mode), this kernel elsewhere. The Hopper kernel's variant 2
+  // (deep + ping-pong) measured 1.6-1.9x this kernel on the H200 (2026-12-01, Llama-3.1-8B shape: ragged
+  // 475-553 against 288-315 TFLOP/s, block table page 64 464-541 against 256-281): README, "Prefill kernels".
+  // ATTNBENCH_PREFILL_KERNEL=fa2 keeps this kernel for every call.
+  const bool hopper_first = kernel == PrefillKernel::hopper || kernel == PrefillKernel::automatic;
   if (hopper_first && launch_attention_prefill_hopper(p, stream)) return;
   if (p.batch_size <= 0 || p.total_q <= 0 || p.max_q_len <= 0) return;
   const PrefillArgs a = make_args(p);
   const auto s = static_cast<cudaStream_t>(stream);
-  // The one place where (dtype, head_dim) picks a kernel.
-  // The tensor-core path copies 16-byte vectors and finds pages by shift.
-  const bool vec_ok = aligned16(p.q) && aligned16(p.k) && aligned16(p.v) && aligned16(p.o) &&
-                      (p.addressing != KvAddressing::block_table || a.page_shift >= 0);
-  if (is_fp8(kv_load_dtype(p)) || is_fp8(q_load_dtype(p))) {  // fp8 pool: the generic kernel (cuda_fp8.h loads)
+  // The one place where (dtype, KV format, head_dim) picks a kernel: the tensor-core kernel where
+  // prefill_fa2_uses_tensor_cores says so (bf16 / fp16 q and o; K / V in that dtype or an fp8 pool), else the
+  // generic one (fp32; fp8 with other head dims or unaligned pointers; an fp8 q over ragged 16-bit k / v).
+  if (prefill_fa2_uses_tensor_cores(p)) {
+    const bool bf16 = p.dtype == DType::bf16, q8 = is_fp8(q_load_dtype(p));
+    const int n = p.max_q_len, bs = p.batch_size;
+    bool done = false;
+    switch (kv_load_dtype(p)) {
+      case DType::fp8_e4m3:
+        if (q8)
+          done = bf16 ? dispatch_tc<__nv_bfloat16, 1, true>(a, n, bs, s) : dispatch_tc<__half, 1, true>(a, n, bs, s);
+        else
+          done = bf16 ? dispatch_tc<__nv_bfloat16, 1>(a, n, bs, s) : dispatch_tc<__half, 1>(a, n, bs, s);
+        break;
+      case DType::fp8_e5m2:
+        if (q8)
+          done = bf16 ? dispatch_tc<__nv_bfloat16, 2, true>(a, n, bs, s) : dispatch_tc<__half, 2, true>(a, n, bs, s);
+        else
+          done = bf16 ? dispatch_tc<__nv_bfloat16, 2>(a, n, bs, s) : dispatch_tc<__half, 2>(a, n, bs, s);
+        break;
+      default:
+        done = bf16 ? dispatch_tc<__nv_bfloat16>(a, p.max_q_len, p.batch_size, s)
+                    : dispatch_tc<__half>(a, p.max_q_len, p.batch_size, s);
+        break;
+    }
+    if (done) return;
+  }
+  if (is_fp8(kv_load_dtype(p)) || is_fp8(q_load_dtype(p))) {  // fp8 the tensor-core kernel does not take
     if (p.head_dim > 0 && p.head_dim <= 256) {
       launch_generic(a, p.max_q_len, p.batch_size, s);
       return;
     }
     throw Unsupported("attention_prefill: fp8 KV takes head_dim <= 256, got " + std::to_string(p.head_dim));
   }
-  switch (p.dtype) {
-    case DType::bf16:
-      if (vec_ok && dispatch_tc<__nv_bfloat16>(a, p.max_q_len, p.batch_size, s)) return;
-      break;
-    case DType::fp16:
-      if (vec_ok && dispatch_tc<__half>(a, p.max_q_len, p.batch_size, s)) return;
-      break;
-    case DType::fp32:
-      if (p.head_dim > 0 && p.head_dim <= 256) {
-        launch_generic(a, p.max_q_len, p.batch_size, s);
-        return;
-      }
-      break;
-    default:  // fp8 is a KV-cache dtype only
-      break;
+  if (p.dtype == DType::fp32 && p.head_dim > 0 && p.head_dim <= 256) {
+    launch_generic(a, p.max_q_len, p.batch_size, s);
+    return;
   }
   throw Unsupported("attention_prefill: unsupported (dtype, head_dim) = (" + std::string(dtype_name(p.dtype)) +
                     ", " + std::to_string(p.head_dim) +
                     "): bf16 / fp16 take head_dim 64, 128 or 256 (16-byte aligned q, k, v, o; a power-of-two page "
                     "size); fp32 takes head_dim <= 256");
+}
+
+// Test hook (tests/gpu/prefill_attention_test.cpp): the tensor-core kernel's fp8 -> 16-bit conversion on n
+// codes (n even), out[i] = the `model` (bf16 / fp16) bits of code in[i] read as `kv` (fp8_e4m3 / fp8_e5m2).
+namespace prefill_detail {
+template <typename T, __nv_fp8_interpretation_t kFmt>
+__global__ void fp8_dequant_probe_kernel(const std::uint16_t* in, std::uint32_t* out, int pairs) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < pairs) out[i] = cuda_detail::fp8x2_to_16bit_pair<T, kFmt>(in[i]);
+}
+}  // namespace prefill_detail
+
+void launch_fp8_dequant_probe(const void* in, void* out, int n, DType kv, DType model, void* stream) {
+  using namespace prefill_detail;
+  if (n <= 0 || n % 2 != 0 || !is_fp8(kv) || (model != DType::bf16 && model != DType::fp16))
+    throw Unsupported("fp8_dequant_probe: needs an even n > 0, an fp8 kv and a bf16 / fp16 model dtype");
+  const int pairs = n / 2;
+  const auto s = static_cast<cudaStream_t>(stream);
+  const auto* i16 = static_cast<const std::uint16_t*>(in);
+  auto* o32 = static_cast<std::uint32_t*>(out);
+  const int blocks = (pairs + 127) / 128;
+  const bool e4m3 = kv == DType::fp8_e4m3;
+  if (model == DType::bf16) {
+    if (e4m3) fp8_dequant_probe_kernel<__nv_bfloat16, __NV_E4M3><<<blocks, 128, 0, s>>>(i16, o32, pairs);
+    else fp8_dequant_probe_kernel<__nv_bfloat16, __NV_E5M2><<<blocks, 128, 0, s>>>(i16, o32, pairs);
+  } else {
+    if (e4m3) fp8_dequant_probe_kernel<__half, __NV_E4M3><<<blocks, 128, 0, s>>>(i16, o32, pairs);
+    else fp8_dequant_probe_kernel<__half, __NV_E5M2><<<blocks, 128, 0, s>>>(i16, o32, pairs);
+  }
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace attnbench

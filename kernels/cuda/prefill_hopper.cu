@@ -2,8 +2,8 @@
 // FlashInfer's verify; semantics in kernels/params.hpp, AttentionParams; CPU twin attention_prefill_cpu), for
 // bf16 / fp16 storage with head_dim 64 / 128 / 256 over the three addressing modes. fp32 and fp8 KV stay on
 // the FA2-class kernel, which is also the fallback on other GPUs and for shapes this kernel does not take.
-// Selected by launch_attention_prefill (ATTNBENCH_PREFILL_KERNEL=fa2|hopper; unset: this kernel on sm_90 for
-// ragged K/V with head_dim 128, where it measured faster, the FA2-class kernel elsewhere).
+// Selected by launch_attention_prefill (ATTNBENCH_PREFILL_KERNEL=fa2|hopper; unset: this kernel on sm_90 wherever
+// it takes the call, the FA2-class kernel elsewhere).
 // Checked by: ctest -L gpu -R Prefill (tests/gpu/prefill_attention_test.cpp runs every case on both kernels).
 //
 // Design. One CTA = 3 warpgroups over 128 query rows of one KV head: warpgroup 0 is the producer (setmaxnreg
@@ -233,7 +233,7 @@ __device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, 
 }
 #endif  // ATTNBENCH_HOPPER_DEVICE
 
-// Variants (ATTNBENCH_HOPPER_VARIANT; 0, the default, is the one measured on the H200):
+// Variants (ATTNBENCH_HOPPER_VARIANT; the default is 2, both of them on):
 //   kDeep: the producer resolves a tile's slots one tile ahead (thread t < BN loads row t's index while the
 //     producer waits for a free stage) and passes them through shared memory, instead of each copying thread
 //     resolving its rows' slots with dependent loads; one more stage at head_dim 64 / 128.
@@ -680,13 +680,15 @@ bool dispatch_variant(int variant, const HopperArgs& a, int head_dim, int max_q_
   }
 }
 
-// ATTNBENCH_HOPPER_VARIANT: 0 (unset: the kernel measured on the H200), 1 = deep, 2 = deep + ping-pong (both
-// compiled, not yet run on a GPU: a measurement knob for the next device run).
+// ATTNBENCH_HOPPER_VARIANT: 2 (unset: deep + ping-pong, the fastest on the H200), 1 = deep, 0 = neither (the
+// first version). Measured 2026-12-01 (results/h200/hopper/NOTES.md), Llama-3.1-8B shape, B=4 S=4k causal:
+// ragged 0: 314, 1: 457, 2: 492 TFLOP/s; block table page 64: 249, 451, 477.
 int hopper_variant() {
   static const int v = [] {
     const char* e = std::getenv("ATTNBENCH_HOPPER_VARIANT");
     const std::string s = e ? e : "";
-    if (s.empty() || s == "0") return 0;
+    if (s.empty()) return 2;
+    if (s == "0") return 0;
     if (s == "1") return 1;
     if (s == "2") return 2;
     throw InputError("ATTNBENCH_HOPPER_VARIANT: expected 0, 1 or 2, got '" + s + "'");

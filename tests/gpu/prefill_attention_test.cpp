@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,8 @@
 namespace attnbench {
 // The slow one-warp-per-row kernel of kernels/cuda/prefill_attention.cu (cross-check of the timed shapes).
 void launch_attention_prefill_generic(const AttentionParams& p, void* stream);
+// The tensor-core kernel's fp8 -> bf16 / fp16 conversion on n codes (prefill_attention.cu's test hook).
+void launch_fp8_dequant_probe(const void* in, void* out, int n, DType kv, DType model, void* stream);
 }  // namespace attnbench
 
 namespace attnbench {
@@ -336,7 +339,8 @@ const char* kernel_name(PrefillKernel k) {
 }
 
 // Runs the CPU twin and the GPU kernels on one case and checks every output element of each.
-void run_case(const Case& c) {
+// expect_tensor_cores: also checks which kernel the FA2-class launch picks (prefill_fa2_uses_tensor_cores).
+void run_case(const Case& c, std::optional<bool> expect_tensor_cores = std::nullopt) {
   SCOPED_TRACE(c.name);
   const Inputs in = make_inputs(c);
   // CPU twin on host copies.
@@ -359,6 +363,9 @@ void run_case(const Case& c) {
   attention_prefill_cpu(make_params(c, in, hp));
 
   const DeviceInputs d = upload(c, in);
+  if (expect_tensor_cores)
+    EXPECT_EQ(prefill_fa2_uses_tensor_cores(make_params(c, in, d.ptrs())), *expect_tensor_cores)
+        << "FA2-class launch: expected the " << (*expect_tensor_cores ? "tensor-core" : "generic") << " kernel";
   for (PrefillKernel k : kernels_under_test()) {
     SCOPED_TRACE(kernel_name(k));
     poison(d, c, in);
@@ -513,6 +520,10 @@ INSTANTIATE_TEST_SUITE_P(Prefill, PrefillAttentionCases, ::testing::ValuesIn(all
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // fp8 KV pool (and fp8 q, as trtllm_mha's fmha_v2 extend takes it) against the CPU twin, with per-tensor scales.
+// The FA2-class launch runs its tensor-core kernel on all of them (the stored bytes dequantized in shared
+// memory): every addressing mode (ragged k / v stay in the model dtype and ignore the scales), head_dim 64 / 128
+// / 256, bf16 / fp16, GQA 1 / 4 / 8, causal / window / sinks / softcap / non-causal, e4m3 and e5m2, q in the
+// model dtype or in fp8. Only an fp8 q over ragged (16-bit) k / v takes the generic kernel.
 TEST(PrefillAttention, Fp8KvAgainstCpuTwin) {
   SKIP_WITHOUT_GPU();
   std::uint64_t seed = 300;
@@ -529,8 +540,107 @@ TEST(PrefillAttention, Fp8KvAgainstCpuTwin) {
         c.page_size = 64;
         c.window_left = q8 ? 200 : -1;
         c.seed = ++seed;
-        run_case(c);
+        run_case(c, true);
       }
+  {
+    Case c = base_case("fp8_q8_ragged_generic", KvAddressing::ragged, {300, 1, 129}, {0, 700, 64});
+    c.kv_fp8 = DType::fp8_e4m3;
+    c.q_fp8 = true;
+    c.k_scale = 0.75f;  // not applied: ragged k / v are not the pool
+    c.seed = ++seed;
+    run_case(c, false);
+  }
+  int variant = 0;
+  for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (DType t : {DType::bf16, DType::fp16})
+      for (KvAddressing addr : {KvAddressing::ragged, KvAddressing::token_indices, KvAddressing::block_table})
+        for (int d : {64, 128, 256}) {
+          // Four mask / GQA variants, rotated so that each (addressing, head_dim) meets all four.
+          const int v = variant++ % 4;
+          const int g = v == 0 ? 1 : (v == 2 ? 8 : 4);
+          // fp8 q (over the pool) for e4m3 with fp16 and e5m2 with bf16
+          const bool q8 = addr != KvAddressing::ragged && (kv == DType::fp8_e4m3) == (t == DType::fp16);
+          Case c = base_case(std::string("fp8_") + std::string(dtype_name(kv)) + "_" + std::string(dtype_name(t)) +
+                                 (q8 ? "_q8" : "") + "_" + addressing_name(addr) + "_d" + std::to_string(d) + "_g" +
+                                 std::to_string(g) +
+                                 (v == 1 ? "_window_sinks" : v == 2 ? "_softcap_sinks" : v == 3 ? "_noncausal_window" : ""),
+                             addr, {300, 1, 129}, {0, 700, 64});
+          c.dtype = t;
+          c.head_dim = d;
+          c.hkv = 2;
+          c.hq = 2 * g;
+          c.kv_fp8 = kv;
+          c.q_fp8 = q8;
+          c.k_scale = 0.75f;
+          c.v_scale = 1.25f;
+          c.page_size = d == 64 ? 16 : 64;
+          if (v == 1) {
+            c.window_left = 100;
+            c.sinks = true;
+          } else if (v == 2) {
+            c.softcap = 30.0f;
+            c.sinks = true;
+          } else if (v == 3) {
+            c.causal = false;
+            c.window_left = 37;
+          }
+          c.seed = ++seed;
+          run_case(c, true);
+        }
+}
+
+// A long fp8 extend on the tensor-core kernel: many KV tiles through the ring (both stages reused many times),
+// a prefix that is not a multiple of the tile, and q tiles of 128 rows against a causal diagonal.
+TEST(PrefillAttention, Fp8LongExtendTensorCores) {
+  SKIP_WITHOUT_GPU();
+  std::uint64_t seed = 400;
+  for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table})
+    for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2}) {
+      Case c = base_case(std::string("fp8_long_") + std::string(dtype_name(kv)) + "_" + addressing_name(addr), addr,
+                         {512, 77}, {1900, 3000});
+      c.hq = 4;
+      c.hkv = 1;
+      c.kv_fp8 = kv;
+      c.k_scale = 1.5f;
+      c.v_scale = 0.5f;
+      c.q_fp8 = addr == KvAddressing::block_table;  // as trtllm_mha's extend
+      c.page_size = 64;
+      c.seed = ++seed;
+      run_case(c, true);
+    }
+}
+
+// The tensor-core kernel's fp8 -> 16-bit conversion is exact: all 256 codes of e4m3 and e5m2, to bf16 and fp16,
+// against the host's conversion (core/dtype.hpp, which the CPU twin reads fp8 with). NaN codes stay NaN.
+TEST(PrefillAttention, Fp8DequantExact) {
+  SKIP_WITHOUT_GPU();
+  std::vector<std::uint8_t> codes(256);
+  std::iota(codes.begin(), codes.end(), 0);
+  const DevBuf in = DevBuf::from(codes);
+  const DevBuf out(256 * sizeof(std::uint16_t));
+  for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
+    for (DType t : {DType::bf16, DType::fp16}) {
+      SCOPED_TRACE(std::string(dtype_name(kv)) + " -> " + std::string(dtype_name(t)));
+      cuda_ok(cudaMemset(out.get(), 0xA5, 256 * sizeof(std::uint16_t)), "poison");
+      launch_fp8_dequant_probe(in.get(), out.get(), 256, kv, t, nullptr);
+      cuda_ok(cudaDeviceSynchronize(), "fp8 dequant probe");
+      const std::vector<std::uint16_t> got = out.download<std::uint16_t>();
+      int nan_codes = 0;
+      for (int c = 0; c < 256; ++c) {
+        const float ref = load_as_float(codes.data(), c, kv);
+        const float g = load_as_float(got.data(), c, t);
+        if (std::isnan(ref)) {
+          ++nan_codes;
+          EXPECT_TRUE(std::isnan(g)) << "code " << c;
+          continue;
+        }
+        std::uint16_t want = 0;
+        store_from_float(&want, 0, t, ref);
+        EXPECT_EQ(got[static_cast<std::size_t>(c)], want) << "code " << c << " (" << ref << ")";
+        EXPECT_EQ(g, ref) << "code " << c;  // exact, not just equal after rounding
+      }
+      EXPECT_EQ(nan_codes, kv == DType::fp8_e4m3 ? 2 : 6);
+    }
 }
 
 TEST(PrefillAttention, LargeCausalFourRequests) {
@@ -630,11 +740,19 @@ TEST(PrefillAttention, UnsupportedHeadDimThrows) {
   EXPECT_ANY_THROW(launch_attention_prefill(p, nullptr));
 }
 
-// Timing print (never asserted): causal prefill, bf16, 32 query / 8 KV heads, head_dim 128, B=1 S=4k/8k/16k,
-// B=16 S=1k and B=4 S=4k, each without a prefix and with a cached prefix of S tokens (kv_len = 2S).
+// Timing print (never asserted): causal prefill, bf16 (and a bf16 model over an fp8 pool), by default
+// Llama-3.1-8B's attention (32 query / 8 KV heads, head_dim 128), B=1 S=4k/8k/16k, B=16 S=1k and B=4 S=4k, each
+// without a prefix and with a cached prefix of S tokens (kv_len = 2S). PerfHeads names other shapes: Gemma-3-12B
+// (16 / 8 heads, head_dim 256; its local layers' window 1024) and a head_dim 64 model (32 / 8).
 // FLOPs = 4 * Hq * D * (visible q-k pairs). Each row up to 4k tokens also gives the max abs difference from
-// the slow generic (one-warp-per-row) kernel on the same inputs.
-void print_tflops(KvAddressing addr, int page_size) {
+// the slow generic (one-warp-per-row) kernel on the same inputs. kv_fp8: the pool in that fp8 format (the
+// FA2-class kernel only; the Hopper kernel does not take it).
+struct PerfHeads {
+  const char* label = "";
+  int hq = 32, hkv = 8, head_dim = 128, window_left = -1;
+};
+
+void print_tflops(KvAddressing addr, int page_size, DType kv_fp8 = DType::bf16, PerfHeads heads = {}) {
   struct Shape {
     int batch, seq;
   };
@@ -644,23 +762,32 @@ void print_tflops(KvAddressing addr, int page_size) {
   cudaEvent_t e0, e1;
   cuda_ok(cudaEventCreate(&e0), "event");
   cuda_ok(cudaEventCreate(&e1), "event");
-  std::printf("%-6s %-10s %-4s %-6s %-7s %9s %9s %18s\n", "kernel", "addressing", "B", "S", "prefix", "ms",
+  std::printf("%-6s %-13s %-4s %-6s %-7s %9s %9s %18s\n", "kernel", "addressing", "B", "S", "prefix", "ms",
               "TFLOP/s", "max_abs_vs_generic");
-  for (PrefillKernel kern : kernels_under_test())
+  const std::vector<PrefillKernel> kernels =
+      is_fp8(kv_fp8) ? std::vector<PrefillKernel>{PrefillKernel::fa2} : kernels_under_test();
+  for (PrefillKernel kern : kernels)
   for (const Shape& s : shapes)
     for (int with_prefix = 0; with_prefix < 2; ++with_prefix) {
       const int prefix = with_prefix ? s.seq : 0;
       Case c = base_case("perf", addr, std::vector<int>(s.batch, s.seq), std::vector<int>(s.batch, prefix));
-      c.hq = 32;
-      c.hkv = 8;
+      c.hq = heads.hq;
+      c.hkv = heads.hkv;
+      c.head_dim = heads.head_dim;
+      c.window_left = heads.window_left;
       c.page_size = page_size;
       c.lse = false;
+      c.kv_fp8 = kv_fp8;
       c.seed = 11;
       const Inputs in = make_inputs(c);
       DeviceInputs d = upload(c, in);
       const AttentionParams p = make_params(c, in, d.ptrs());
       double pairs = 0;
-      for (int i = 0; i < s.batch; ++i) pairs += static_cast<double>(s.seq) * prefix + 0.5 * s.seq * (s.seq + 1.0);
+      for (int i = 0; i < s.batch; ++i)
+        for (int t = 0; t < s.seq; ++t) {  // query t sees keys 0 .. prefix + t, the last window_left + 1 of them
+          const double seen = prefix + t + 1.0;
+          pairs += heads.window_left >= 0 ? std::min(seen, heads.window_left + 1.0) : seen;
+        }
       const double flops = 4.0 * c.hq * c.head_dim * pairs;
       for (int w = 0; w < 2; ++w) launch_attention_prefill_with(p, stream, kern);
       std::vector<float> ms;
@@ -689,9 +816,11 @@ void print_tflops(KvAddressing addr, int page_size) {
           max_abs = std::isnan(diff) ? std::numeric_limits<double>::infinity() : std::max(max_abs, diff);
         }
       }
-      const std::string an =
-          std::string(addressing_name(addr)) + (addr == KvAddressing::block_table ? std::to_string(page_size) : "");
-      std::printf("%-6s %-10s %-4d %-6d %-7d %9.3f %9.1f %18.3g\n", kernel_name(kern), an.c_str(), s.batch, s.seq,
+      const std::string an = std::string(addressing_name(addr)) +
+                             (addr == KvAddressing::block_table ? std::to_string(page_size) : "") +
+                             (is_fp8(kv_fp8) ? (kv_fp8 == DType::fp8_e4m3 ? "/e4m3" : "/e5m2") : "") +
+                             heads.label;
+      std::printf("%-6s %-13s %-4d %-6d %-7d %9.3f %9.1f %18.3g\n", kernel_name(kern), an.c_str(), s.batch, s.seq,
                   prefix, med, flops / (med * 1e-3) / 1e12, max_abs);
     }
   cudaEventDestroy(e0);
@@ -717,6 +846,22 @@ TEST(PrefillAttentionPerf, BlockTablePage16) {
 TEST(PrefillAttentionPerf, BlockTablePage64) {
   SKIP_WITHOUT_GPU();
   print_tflops(KvAddressing::block_table, 64);
+}
+
+TEST(PrefillAttentionPerf, BlockTablePage64Fp8E4m3) {
+  SKIP_WITHOUT_GPU();
+  print_tflops(KvAddressing::block_table, 64, DType::fp8_e4m3);
+}
+
+TEST(PrefillAttentionPerf, BlockTablePage64Gemma3) {
+  SKIP_WITHOUT_GPU();
+  print_tflops(KvAddressing::block_table, 64, DType::bf16, {"/g3", 16, 8, 256, -1});
+  print_tflops(KvAddressing::block_table, 64, DType::bf16, {"/g3w", 16, 8, 256, 1023});
+}
+
+TEST(PrefillAttentionPerf, BlockTablePage64HeadDim64) {
+  SKIP_WITHOUT_GPU();
+  print_tflops(KvAddressing::block_table, 64, DType::bf16, {"/d64", 32, 8, 64, -1});
 }
 
 }  // namespace
