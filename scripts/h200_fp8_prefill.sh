@@ -7,6 +7,7 @@
 # Environment: STEPS (default "build tests perf evidence kit"; "sanitize" runs memcheck and racecheck).
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
+mkdir -p "$OUT"
 P="$PWD/.carry/prefix"
 export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps="${STEPS:-build tests perf evidence kit}"
@@ -48,10 +49,10 @@ if has kit; then
 fi
 if has sanitize; then
   stamp memcheck
-  timeout 200 compute-sanitizer --tool memcheck "$b/attnbench_gpu_tests" --gtest_filter='PrefillAttention.Fp8*' > "$OUT/memcheck.log" 2>&1
+  timeout 150 compute-sanitizer --tool memcheck "$b/attnbench_gpu_tests" --gtest_filter='PrefillAttention.Fp8*' > "$OUT/memcheck.log" 2>&1
   echo "memcheck exit $? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$OUT/memcheck.log" | tr '\n' ' ')"
   stamp racecheck
-  timeout 300 compute-sanitizer --tool racecheck "$b/attnbench_gpu_tests" \
+  timeout 150 compute-sanitizer --tool racecheck "$b/attnbench_gpu_tests" \
     --gtest_filter='PrefillAttention.Fp8KvAgainstCpuTwin:PrefillAttention.Fp8LongExtendTensorCores' > "$OUT/racecheck.log" 2>&1
   echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY|PASSED|FAILED' "$OUT/racecheck.log" | tr '\n' ' ')"
 fi

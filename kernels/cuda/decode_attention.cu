@@ -37,10 +37,11 @@
 // no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
-// fp8 KV (Llama-3.1-8B, kv 4096, attnbench run; results/h200/decode-kernel/): 0.50-0.59 of the copy bandwidth
-// at b 64, 0.67-0.72 at b 256 (counted on fp8 bytes; 0.34-0.46 with the former conversion pass). Head_dim 256
-// (Gemma-3-12B, window 1024): 0.64-0.76 in bf16, 0.58-0.66 in fp8. Both are bound by the warps' latency (more
-// resident CTAs help, deeper pipelines do not), below the 0.9 that issues 15 / 16 ask for.
+// fp8 KV runs the MMAs in fp16 (kMmaBf16 in decode_mma_kernel: one conversion instruction per two values).
+// Llama-3.1-8B, e4m3, trtllm_mha, graph (attnbench run, results/h200/fp8/run-2026-12-01b/): b=64 kv 4k / 16k
+// 3.84 / 4.12 TB/s, b=256 kv 4k / 16k 3.97 / 3.97 (0.90-0.97 of the copy bandwidth, 0.85-0.91 of the read
+// probe; with the bf16 conversions 3.14-3.49). Still below 0.9: b=256 kv 1k (3.38) and b=16 kv 16k (3.02).
+// Head_dim 256 (Gemma-3-12B, window 1024): 0.64-0.76 of the copy bandwidth in bf16 (before the fp16 change).
 // Generic path (fp32, other head dims <= 512, misaligned pointers): one warp per (query row, head), online
 // softmax key by key, no split. Slow; correct.
 #include <cuda_bf16.h>
@@ -84,7 +85,9 @@ constexpr float kLn2 = 0.6931471805599453f;
 // bandwidth at b = 64 / 256, 2 CTAs x 4 stages 0.56-0.60 / 0.58-0.63, 2 CTAs x 6 stages 0.57-0.59 / 0.58-0.62:
 // more warps help and deeper pipelines do not, so the fp8 path is bound by the warps' latency, not the loads.
 // kSmallM (transposed PV, D / 4 accumulators a thread): fp8 at head_dim 128 takes 3 stages and four CTAs per
-// SM (4 x 49.75 KiB; 128 registers).
+// SM (4 x 49.75 KiB; 128 registers, 12-24 bytes spilled). With the fp16 MMAs (2026-12-01, H200, Llama-3.1-8B
+// e4m3) 3 CTAs x 4 stages (134-138 registers, no spill) read 2.99 / 3.25 TB/s at b=64 kv 4k / 16k against 3.84
+// / 4.12 for 4 x 3, and the same at b=256: four CTAs stay.
 template <int D, int kFp8 = 0, bool kSmallM = false>
 constexpr int default_stages() {
   if (kFp8 != 0) return D == 256 ? 3 : (kSmallM && D == 128 ? 3 : 4);
@@ -286,16 +289,54 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_16bit(std::uint32_t r) {
     return out;
   }
 }
+// e4m3 -> fp16 by the hardware conversion (cvt.rn.f16x2.e4m3x2, exact for every code: e4m3 is a subset of
+// fp16): one instruction per two values, where fp8x2_to_16bit takes four. kHalf picks the two bytes of r
+// (0: bytes 0, 1; 1: bytes 2, 3); the lower byte becomes the lower fp16.
+template <int kHalf>
+__device__ __forceinline__ std::uint32_t e4m3x2_to_f16x2(std::uint32_t r) {
+  std::uint32_t out;
+  if constexpr (kHalf == 0) {
+    asm("{\n .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, lo;\n}\n" : "=r"(out) : "r"(r));
+  } else {
+    asm("{\n .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, hi;\n}\n" : "=r"(out) : "r"(r));
+  }
+  return out;
+}
+// The fragments' conversions. kF16: the MMA runs in fp16 (every fp8 pool: see kMmaBf16 in decode_mma_kernel);
+// e4m3 then takes the hardware conversion, e5m2 the byte move (its code is an fp16's high byte).
 // K fragments: bytes 0,1 (head_dim columns 4t, 4t+1 of a 16-column piece) and bytes 2,3 (4t+2, 4t+3).
 template <bool kBf16, int kFp8>
-__device__ __forceinline__ std::uint32_t fp8_k_lo(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0x9180u, 0x1404u>(r); }
+__device__ __forceinline__ std::uint32_t fp8_k_lo(std::uint32_t r) {
+  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<0>(r);
+  return fp8x2_to_16bit<kBf16, kFp8, 0x9180u, 0x1404u>(r);
+}
 template <bool kBf16, int kFp8>
-__device__ __forceinline__ std::uint32_t fp8_k_hi(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0xb3a2u, 0x3424u>(r); }
-// V fragments (ldmatrix.trans): bytes 0,2 (keys 2t, 2t+1 of column 2g) and bytes 1,3 (column 2g + 1).
+__device__ __forceinline__ std::uint32_t fp8_k_hi(std::uint32_t r) {
+  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<1>(r);
+  return fp8x2_to_16bit<kBf16, kFp8, 0xb3a2u, 0x3424u>(r);
+}
+// V fragments (ldmatrix.trans): bytes 0,2 (keys 2t, 2t+1 of column 2g) and bytes 1,3 (column 2g + 1). For the
+// hardware conversion one byte permute puts them in the two halves (bytes 0, 2 | 1, 3; the even and odd
+// fragments' permutes of the same word are one instruction after common-subexpression elimination).
 template <bool kBf16, int kFp8>
-__device__ __forceinline__ std::uint32_t fp8_v_even(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0xa280u, 0x2404u>(r); }
+__device__ __forceinline__ std::uint32_t fp8_v_even(std::uint32_t r) {
+  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<0>(prmt<0x3120u>(r));
+  return fp8x2_to_16bit<kBf16, kFp8, 0xa280u, 0x2404u>(r);
+}
 template <bool kBf16, int kFp8>
-__device__ __forceinline__ std::uint32_t fp8_v_odd(std::uint32_t r) { return fp8x2_to_16bit<kBf16, kFp8, 0xb391u, 0x3414u>(r); }
+__device__ __forceinline__ std::uint32_t fp8_v_odd(std::uint32_t r) {
+  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<1>(prmt<0x3120u>(r));
+  return fp8x2_to_16bit<kBf16, kFp8, 0xb391u, 0x3414u>(r);
+}
+// bf16x2 -> fp16x2 (q of a bf16 model over an fp8 pool, once per CTA): exact for |x| in [2^-14, 65504] (bf16's 8
+// significant bits fit fp16's 11), rounded to nearest below 2^-14 (fp16 subnormals, steps of 2^-24); |x| >= 65520
+// becomes inf and NaN stays NaN. The CPU twin rounds q the same way (attention_cpu.cpp, q_through_fp16).
+__device__ __forceinline__ std::uint32_t bf16x2_to_f16x2(std::uint32_t w) {
+  const float lo = __uint_as_float(w << 16), hi = __uint_as_float(w & 0xffff0000u);
+  std::uint32_t out;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(out) : "f"(hi), "f"(lo));
+  return out;
+}
 
 // 16-byte piece p of row `row` of a swizzled stage: where it lies, so that the 8 rows an ldmatrix reads at one
 // piece fall in 8 different bank groups. Rows of 8 or more pieces: p ^ (row & 7); rows of 4 pieces (fp8 at
@@ -345,6 +386,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   // fp8: two independent QK^T accumulators (even and odd k-steps; one ldmatrix serves both), which halves the
   // MMA dependency chain. (Not for 16-bit KV: at head_dim 256 the 8 extra registers spill.)
   constexpr bool kTwoAcc = kFp8 != 0;
+  // The MMAs' input type. An fp8 pool runs them in fp16 whatever the model dtype: e4m3 and e5m2 codes convert
+  // to fp16 exactly in one instruction per two values (e4m3x2_to_f16x2; e5m2: a byte move), where bf16 takes
+  // four (fp8x2_to_16bit); q is converted once (bf16x2_to_f16x2) and P (in [0, 1]) is packed as fp16, which
+  // keeps 3 more bits of it than bf16. On the H200 the bf16 conversions made the fp8 decode issue-bound
+  // (ncu, b=256 kv=16384 e4m3: 64% of issue slots busy, the integer pipe the busiest, DRAM at 73%).
+  // Outputs keep the model's dtype.
+  constexpr bool kMmaBf16 = kBf16 && kFp8 == 0;
 
   extern __shared__ __align__(128) unsigned char smem[];
   const std::uint32_t smem_base = smem_addr(smem);
@@ -416,6 +464,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       qf[s][1] = !kSmallM && q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_lo] : 0u;  // kSmallM: rows 8-15 pad
       qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_hi] : 0u;
       qf[s][3] = !kSmallM && q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
+    }
+    if constexpr (kBf16 && !kMmaBf16) {
+#pragma unroll
+      for (int s = 0; s < kKSteps; ++s)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
     }
   }
 
@@ -532,10 +586,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int c = 0; c < kKSteps / 2; ++c) {
             std::uint32_t b[4];
             ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            mma16816<kBf16>(s[0], qf[2 * c], fp8_k_lo<kBf16, kFp8>(b[0]), fp8_k_hi<kBf16, kFp8>(b[0]));
-            mma16816<kBf16>(s[1], qf[2 * c], fp8_k_lo<kBf16, kFp8>(b[1]), fp8_k_hi<kBf16, kFp8>(b[1]));
-            mma16816<kBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kBf16, kFp8>(b[2]), fp8_k_hi<kBf16, kFp8>(b[2]));
-            mma16816<kBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kBf16, kFp8>(b[3]), fp8_k_hi<kBf16, kFp8>(b[3]));
+            mma16816<kMmaBf16>(s[0], qf[2 * c], fp8_k_lo<kMmaBf16, kFp8>(b[0]), fp8_k_hi<kMmaBf16, kFp8>(b[0]));
+            mma16816<kMmaBf16>(s[1], qf[2 * c], fp8_k_lo<kMmaBf16, kFp8>(b[1]), fp8_k_hi<kMmaBf16, kFp8>(b[1]));
+            mma16816<kMmaBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kMmaBf16, kFp8>(b[2]), fp8_k_hi<kMmaBf16, kFp8>(b[2]));
+            mma16816<kMmaBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kMmaBf16, kFp8>(b[3]), fp8_k_hi<kMmaBf16, kFp8>(b[3]));
           }
         } else {
           const int mi = lane / 8;
@@ -547,11 +601,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
             std::uint32_t b[4];
             ldmatrix_x4(b, row_addr + ((piece ^ (row & 7)) * 16));
             if (kTwoAcc && (st & 1)) {
-              mma16816<kBf16>(s2[0], qf[st], b[0], b[1]);
-              mma16816<kBf16>(s2[1], qf[st], b[2], b[3]);
+              mma16816<kMmaBf16>(s2[0], qf[st], b[0], b[1]);
+              mma16816<kMmaBf16>(s2[1], qf[st], b[2], b[3]);
             } else {
-              mma16816<kBf16>(s[0], qf[st], b[0], b[1]);
-              mma16816<kBf16>(s[1], qf[st], b[2], b[3]);
+              mma16816<kMmaBf16>(s[0], qf[st], b[0], b[1]);
+              mma16816<kMmaBf16>(s[1], qf[st], b[2], b[3]);
             }
           }
         }
@@ -561,11 +615,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 #pragma unroll
             for (int e = 0; e < 4; ++e) s[n][e] += s2[n][e];
         }
-        // Scale, soft cap, mask; base-2 logits.
+        // Scale, soft cap, mask; base-2 logits. kPadHalf: rows g + 8 are padding (kSmallM), their softmax is
+        // skipped (fp8 only, where the issue slots are the limit; the 16-bit kernels are left as measured).
+        constexpr bool kPadHalf = kSmallM && kFp8 != 0;
+        constexpr int kHalves = kPadHalf ? 1 : 2;
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
+          for (int e = 0; e < 2 * kHalves; ++e) {
             float x = s[n][e] * score_scale;
             if (cap > 0.0f) x = cap * tanhf(x / cap);
             x *= kLog2e;
@@ -580,13 +637,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         float mx[2] = {fmaxf(fmaxf(s[0][0], s[0][1]), fmaxf(s[1][0], s[1][1])),
                        fmaxf(fmaxf(s[0][2], s[0][3]), fmaxf(s[1][2], s[1][3]))};
 #pragma unroll
-        for (int x = 0; x < 2; ++x) {
+        for (int x = 0; x < kHalves; ++x) {
           mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 1));
           mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 2));
         }
-        float base[2], rescale[2], rsum[2] = {0.0f, 0.0f};
+        float base[2], rescale[2] = {1.0f, 1.0f}, rsum[2] = {0.0f, 0.0f};
 #pragma unroll
-        for (int x = 0; x < 2; ++x) {
+        for (int x = 0; x < kHalves; ++x) {
           const float m_new = fmaxf(m_run[x], mx[x]);
           base[x] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet stays at p = 0
           rescale[x] = exp2f(m_run[x] - base[x]);
@@ -595,13 +652,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
+          for (int e = 0; e < 2 * kHalves; ++e) {
             s[n][e] = exp2f(s[n][e] - base[e >> 1]);
             rsum[e >> 1] += s[n][e];
           }
         }
         l_run[0] = l_run[0] * rescale[0] + rsum[0];
-        l_run[1] = l_run[1] * rescale[1] + rsum[1];
+        if constexpr (!kPadHalf) l_run[1] = l_run[1] * rescale[1] + rsum[1];
         // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
         // is bit-identical; a warp runs them when any of its threads needs them).
         if constexpr (kSmallM) {
@@ -627,8 +684,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           }
         }
         // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
-        const std::uint32_t pa[4] = {pack2<kBf16>(s[0][0], s[0][1]), pack2<kBf16>(s[0][2], s[0][3]),
-                                     pack2<kBf16>(s[1][0], s[1][1]), pack2<kBf16>(s[1][2], s[1][3])};
+        const std::uint32_t pa[4] = {pack2<kMmaBf16>(s[0][0], s[0][1]), pack2<kMmaBf16>(s[0][2], s[0][3]),
+                                     pack2<kMmaBf16>(s[1][0], s[1][1]), pack2<kMmaBf16>(s[1][2], s[1][3])};
         if constexpr (kSmallM && kFp8 != 0) {
           // b[0] / b[1]: keys 0-7 / 8-15 of piece 2c, b[2] / b[3] of piece 2c + 1; acc[p]: columns 16p + 2g
           // (rows g of the m16 tile) and 16p + 2g + 1 (rows g + 8).
@@ -639,12 +696,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int c = 0; c < D / 32; ++c) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            const std::uint32_t a0[4] = {fp8_v_even<kBf16, kFp8>(b[0]), fp8_v_odd<kBf16, kFp8>(b[0]),
-                                         fp8_v_even<kBf16, kFp8>(b[1]), fp8_v_odd<kBf16, kFp8>(b[1])};
-            const std::uint32_t a1[4] = {fp8_v_even<kBf16, kFp8>(b[2]), fp8_v_odd<kBf16, kFp8>(b[2]),
-                                         fp8_v_even<kBf16, kFp8>(b[3]), fp8_v_odd<kBf16, kFp8>(b[3])};
-            mma16816<kBf16>(acc[2 * c], a0, pa[0], pa[2]);
-            mma16816<kBf16>(acc[2 * c + 1], a1, pa[0], pa[2]);
+            const std::uint32_t a0[4] = {fp8_v_even<kMmaBf16, kFp8>(b[0]), fp8_v_odd<kMmaBf16, kFp8>(b[0]),
+                                         fp8_v_even<kMmaBf16, kFp8>(b[1]), fp8_v_odd<kMmaBf16, kFp8>(b[1])};
+            const std::uint32_t a1[4] = {fp8_v_even<kMmaBf16, kFp8>(b[2]), fp8_v_odd<kMmaBf16, kFp8>(b[2]),
+                                         fp8_v_even<kMmaBf16, kFp8>(b[3]), fp8_v_odd<kMmaBf16, kFp8>(b[3])};
+            mma16816<kMmaBf16>(acc[2 * c], a0, pa[0], pa[2]);
+            mma16816<kMmaBf16>(acc[2 * c + 1], a1, pa[0], pa[2]);
           }
         } else if constexpr (kSmallM) {
           // Matrix mi: keys (mi >> 1) * 8 .. +7, columns 16j + (mi & 1) * 8 .. +7: the A fragment of V^T.
@@ -655,7 +712,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int j = 0; j < D / 16; ++j) {
             std::uint32_t av[4];
             ldmatrix_x4_trans(av, row_addr + swz<kLdPieces>(2 * j + (mi & 1), row) * 16);
-            mma16816<kBf16>(acc[j], av, pa[0], pa[2]);
+            mma16816<kMmaBf16>(acc[j], av, pa[0], pa[2]);
           }
         } else if constexpr (kFp8 != 0) {
           // Matrix mi: keys (mi & 1) * 8 .. +7, piece 2c + (mi >> 1). Piece p's even columns 16p + 2g go to
@@ -667,10 +724,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int c = 0; c < D / 32; ++c) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            mma16816<kBf16>(acc[4 * c], pa, fp8_v_even<kBf16, kFp8>(b[0]), fp8_v_even<kBf16, kFp8>(b[1]));
-            mma16816<kBf16>(acc[4 * c + 1], pa, fp8_v_odd<kBf16, kFp8>(b[0]), fp8_v_odd<kBf16, kFp8>(b[1]));
-            mma16816<kBf16>(acc[4 * c + 2], pa, fp8_v_even<kBf16, kFp8>(b[2]), fp8_v_even<kBf16, kFp8>(b[3]));
-            mma16816<kBf16>(acc[4 * c + 3], pa, fp8_v_odd<kBf16, kFp8>(b[2]), fp8_v_odd<kBf16, kFp8>(b[3]));
+            mma16816<kMmaBf16>(acc[4 * c], pa, fp8_v_even<kMmaBf16, kFp8>(b[0]), fp8_v_even<kMmaBf16, kFp8>(b[1]));
+            mma16816<kMmaBf16>(acc[4 * c + 1], pa, fp8_v_odd<kMmaBf16, kFp8>(b[0]), fp8_v_odd<kMmaBf16, kFp8>(b[1]));
+            mma16816<kMmaBf16>(acc[4 * c + 2], pa, fp8_v_even<kMmaBf16, kFp8>(b[2]), fp8_v_even<kMmaBf16, kFp8>(b[3]));
+            mma16816<kMmaBf16>(acc[4 * c + 3], pa, fp8_v_odd<kMmaBf16, kFp8>(b[2]), fp8_v_odd<kMmaBf16, kFp8>(b[3]));
           }
         } else {
           const int mi = lane / 8;
@@ -681,8 +738,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
             const int piece = 2 * dt + mi / 2;
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, row_addr + ((piece ^ (row & 7)) * 16));
-            mma16816<kBf16>(acc[2 * dt], pa, b[0], b[1]);
-            mma16816<kBf16>(acc[2 * dt + 1], pa, b[2], b[3]);
+            mma16816<kMmaBf16>(acc[2 * dt], pa, b[0], b[1]);
+            mma16816<kMmaBf16>(acc[2 * dt + 1], pa, b[2], b[3]);
           }
         }
       }
@@ -1001,9 +1058,9 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
-  if (a.group * a.max_q_len <= 8)  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
+  if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
     launch_mma<kBf16, D, default_stages<D, kFp8, true>(), default_min_blocks<D, kFp8, true>(), kFp8, true>(a, g, stream);
-  else
+  } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;

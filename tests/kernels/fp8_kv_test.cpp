@@ -223,6 +223,66 @@ TEST(Fp8, AWrongScaleFailsValidation) {
   }
 }
 
+// The decode kernel runs its MMAs in fp16 over an fp8 pool, so a bf16 q passes through fp16 there
+// (decode_attention.cu, bf16x2_to_f16x2), and the decode twin does the same (attention_cpu.cpp, q_through_fp16).
+// q in fp16's subnormal range (|q| < 2^-20: 4 significant bits left) with a logit scale of 2^20 makes that
+// rounding visible: the decode twin equals the prefill twin (which keeps bf16 q) run on the fp16-rounded q bit
+// for bit, and differs from it on the original q; a 16-bit pool (or an fp16 model) keeps q as it is.
+TEST(Fp8, DecodeTwinPassesABf16QThroughFp16) {
+  const int Hq = 4, Hkv = 1, D = 64, L = 40;
+  std::vector<std::int32_t> qo = {0, 1}, kvp = {0, L}, idx(L);
+  for (int m = 0; m < L; ++m) idx[m] = L - 1 - m;
+  std::vector<std::uint8_t> k8(L * Hkv * D), v8(k8.size());
+  std::vector<std::uint16_t> k16(k8.size()), v16(k8.size());
+  for (std::size_t e = 0; e < k8.size(); ++e) {
+    k8[e] = float_to_fp8_e4m3(-1.0f + 2.0f * uniform_at(21, e));
+    v8[e] = float_to_fp8_e4m3(-1.0f + 2.0f * uniform_at(22, e));
+    k16[e] = float_to_bf16(fp8_e4m3_to_float(k8[e]));
+    v16[e] = float_to_bf16(fp8_e4m3_to_float(v8[e]));
+  }
+  std::vector<std::uint16_t> q(Hq * D), q_rounded(q.size());
+  int changed = 0;
+  for (std::size_t e = 0; e < q.size(); ++e) {
+    q[e] = float_to_bf16(std::ldexp(-1.0f + 2.0f * uniform_at(23, e), -20));
+    q_rounded[e] = float_to_bf16(fp16_to_float(float_to_fp16(bf16_to_float(q[e]))));
+    ASSERT_EQ(bf16_to_float(q_rounded[e]), fp16_to_float(float_to_fp16(bf16_to_float(q[e]))));  // bf16-exact
+    changed += q_rounded[e] != q[e];
+  }
+  ASSERT_GT(changed, static_cast<int>(q.size()) / 2);
+  auto run = [&](bool decode, const std::vector<std::uint16_t>& qv, bool fp8_pool, DType dtype) {
+    std::vector<std::uint16_t> o(qv.size(), 0xffff);
+    AttentionParams p;
+    p.q = qv.data();
+    p.o = o.data();
+    p.qo_indptr = qo.data();
+    p.addressing = KvAddressing::token_indices;
+    p.k = fp8_pool ? static_cast<const void*>(k8.data()) : k16.data();
+    p.v = fp8_pool ? static_cast<const void*>(v8.data()) : v16.data();
+    p.kv_indptr = kvp.data();
+    p.kv_indices = idx.data();
+    p.batch_size = 1;
+    p.total_q = 1;
+    p.max_q_len = 1;
+    p.max_kv_len = L;
+    p.num_qo_heads = Hq;
+    p.num_kv_heads = Hkv;
+    p.head_dim = D;
+    p.dtype = dtype;
+    p.kv_fp8 = fp8_pool ? DType::fp8_e4m3 : dtype;
+    p.causal = true;
+    p.sm_scale = std::ldexp(1.0f, 20);
+    if (decode)
+      attention_decode_cpu(p, nullptr);
+    else
+      attention_prefill_cpu(p, nullptr);
+    return o;
+  };
+  EXPECT_EQ(run(true, q, true, DType::bf16), run(false, q_rounded, true, DType::bf16));
+  EXPECT_NE(run(true, q, true, DType::bf16), run(false, q, true, DType::bf16));
+  EXPECT_EQ(run(true, q, false, DType::bf16), run(false, q, false, DType::bf16));  // bf16 pool: q as it is
+  EXPECT_EQ(run(true, q, true, DType::fp16), run(false, q, true, DType::fp16));    // fp16 model: q as it is
+}
+
 // The whole sweep through the binary on the CPU: every mode and every backend, both fp8 formats, validated
 // against the reference; the case ids name the cache dtype.
 TEST(Fp8, EveryModeAndBackendValidatesOnTheCpu) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Summarises the SDPA anchors of 2026-12-01: anchors.csv (the run right after the pr-evidence sweep of commit
-59834dc) beside run1/anchors.csv (the first run that day, before the decode kernel's O^T = V^T P^T change).
+123cd10, the Hopper prefill kernel's variant 2 as the default) beside run2/anchors.csv (the run after commit
+59834dc, the FA2-class prefill; run1/ is the first run that day, before the decode kernel's O^T = V^T P^T change).
 
     python3 results/h200/perf/summary.py        (standard library only; prints Markdown)
 
@@ -34,7 +35,7 @@ def rng(xs, fmt="{:.2f}"):
 
 def main():
     run2 = load(os.path.join(HERE, "anchors.csv"))
-    run1 = load(os.path.join(HERE, "run1", "anchors.csv"))
+    run1 = load(os.path.join(HERE, "run2", "anchors.csv"))  # "run 1" below: the previous run
     l2 = {}
     with open(os.path.join(HERE, "..", "pr-evidence.csv"), newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
@@ -43,8 +44,8 @@ def main():
                 l2[(r["model"], r["batch"], str(int(float(r["kv_len_mean"]))))] = float(m.group(1))
     models = list(dict.fromkeys(k[1] for k in run2))
 
-    print("## extend: ratio_to_best (attnbench TFLOP/s; cuDNN, flash TFLOP/s), run 2 / run 1\n")
-    print("| model | batch | prefix | attnbench | cuDNN | flash | ratio_to_best | run 1 ratio |")
+    print("## extend: ratio_to_best (attnbench TFLOP/s; cuDNN, flash TFLOP/s), this run / previous run\n")
+    print("| model | batch | prefix | attnbench | cuDNN | flash | ratio_to_best | previous ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for k, r in run2.items():
         if k[0] != "extend":
@@ -52,7 +53,7 @@ def main():
         print(f"| {k[1]} | {k[2]} | {k[3]} | {r['attnbench']} | {r['cudnn']} | {r['flash'] or '-'} | "
               f"{float(r['ratio_to_best']):.2f} | {float(run1[k]['ratio_to_best']):.2f} |")
 
-    print("\n## decode: ratio_to_best ranges (run 2; run 1 in brackets)\n")
+    print("\n## decode: ratio_to_best ranges (this run; the previous run in brackets)\n")
     print("| model | KV per layer > L2: cases | ratio | KV per layer <= L2: cases | ratio |")
     print("|---|---|---|---|---|")
     for m in models:
@@ -65,7 +66,7 @@ def main():
         names = lambda ks: ", ".join(f"{k[2]}x{int(k[4]) - 1}" for k in ks)
         print(f"| {m} | {names(big)} | {cell(big)} | {names(small)} | {cell(small)} |")
 
-    print("\n## run-to-run change (run 2 / run 1) of each column\n")
+    print("\n## run-to-run change (this run / previous run) of each column\n")
     for mode in ("extend", "decode"):
         for part, test in (("KV per layer > L2", lambda v: v > 1), ("KV per layer <= L2", lambda v: v <= 1)):
             ks = [k for k in run2 if k[0] == mode and run2[k]["attnbench"]
