@@ -22,7 +22,7 @@
 // with 16-byte cp.async (zero-filled past the end), 3-4 stages deep (default_stages / default_min_blocks: at
 // head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per SM), XOR-swizzled so
 // that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model, e4m3 / e5m2 cache)
-// streams its stored bytes (half the tile) and dequantizes in the ldmatrix fragments (fp8x2_to_16bit), with no
+// streams its stored bytes (half the tile) and converts them in the ldmatrix fragments (fp8_k_lo ...), with no
 // 16-bit copy of the tile. The tiles' page / token indices
 // travel the same way, a ring of kStages index tiles in shared memory filled kStages - 1 tiles ahead: an index
 // fetched one iteration ahead into registers left every tile waiting for a DRAM round trip (3.4 -> 4.1 TB/s).
@@ -249,49 +249,23 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   return u;
 }
 
-// fp8 -> 16-bit in the MMA's fragments. An ldmatrix of an fp8 tile viewed as b16 hands each thread 4 stored
-// bytes per register; one byte permute (PRMT) picks the two bytes of one B-fragment word and replicates each
-// one's sign into the byte above it (selector nibbles 8-15), so every 16-bit lane holds [s x 8 | s e m]. A shift
-// moves exponent and mantissa into place, a mask keeps them and the sign, and one exact power-of-two multiply
-// restores the exponent bias:
-//   e4m3 -> bf16: (x << 4) & 0x87f0 is bf16 2^(e-127) * 1.mmm (or the subnormal 2^-126 * 0.mmm), times 2^120;
-//   e4m3 -> fp16: (x << 7) & 0xbf80 is fp16 2^(e-15) * 1.mmm (subnormal 2^-14 * 0.mmm), times 2^8;
-//   e5m2 -> bf16: (x << 5) & 0x8fe0, times 2^112;   e5m2 -> fp16: the byte is the fp16's high byte (no multiply).
-// Every finite fp8 value (subnormals included) comes out exact, as cuda_fp8.h's conversion gives it; the NaN /
-// Inf codes, which the pool's saturating stores (fp8.cuh, __NV_SATFINITE) never write, come out finite.
-// Three integer operations and one 16-bit multiply per two values, against four conversions through fp32.
-// kSign: the PRMT selector with sign replication; kZero: the same bytes into the high halves, zeros below.
-// prmt.b32 in its default mode (a selector nibble's bit 3 replicates the chosen byte's sign), written as PTX:
-// __byte_perm documents only the low 3 bits of each nibble.
+// fp8 -> fp16 in the MMA's fragments (over an fp8 pool the MMAs run in fp16: kMmaBf16 in decode_mma_kernel). An
+// ldmatrix of an fp8 tile viewed as b16 hands each thread 4 stored bytes per register; each conversion below
+// turns two of them into one fp16x2 fragment word, in one instruction:
+//   e4m3: the hardware conversion cvt.rn.f16x2.e4m3x2 (exact: every e4m3 value is an fp16), of the register's
+//         low or high half (the lower byte becomes the lower fp16);
+//   e5m2: a byte permute that puts each code in the high byte of an fp16 with zeros below (an e5m2 code is the
+//         high byte of the fp16 of the same value).
+// Converting to bf16 instead took a permute, a shift, a mask and a multiply per two values and left the kernel
+// issue-bound (results/h200/fp8/README.md, third run). NaN codes, which the pool's saturating stores (fp8.cuh,
+// __NV_SATFINITE) never write, stay NaN.
+// prmt.b32 with a zero second operand (selector nibble 4 = a zero byte), written as PTX.
 template <std::uint32_t kSel>
 __device__ __forceinline__ std::uint32_t prmt(std::uint32_t x) {
   std::uint32_t r;
   asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(x), "r"(0u), "n"(kSel));
   return r;
 }
-template <bool kBf16, int kFp8, std::uint32_t kSign, std::uint32_t kZero>
-__device__ __forceinline__ std::uint32_t fp8x2_to_16bit(std::uint32_t r) {
-  if constexpr (!kBf16 && kFp8 == 2) {
-    return prmt<kZero>(r);
-  } else {
-    const std::uint32_t x = prmt<kSign>(r);
-    constexpr int kShift = kFp8 == 1 ? (kBf16 ? 4 : 7) : 5;
-    constexpr std::uint32_t kMask = kFp8 == 1 ? (kBf16 ? 0x87f087f0u : 0xbf80bf80u) : 0x8fe08fe0u;
-    // 2^120 / 2^112 in bf16, 2^8 in fp16, in both halves
-    constexpr std::uint32_t kBias = kBf16 ? (kFp8 == 1 ? 0x7b807b80u : 0x77807780u) : 0x5c005c00u;
-    const std::uint32_t u = (x << kShift) & kMask;
-    std::uint32_t out;
-    if constexpr (kBf16) {
-      asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(out) : "r"(u), "r"(kBias), "r"(0x80008000u));
-    } else {
-      asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(out) : "r"(u), "r"(kBias));
-    }
-    return out;
-  }
-}
-// e4m3 -> fp16 by the hardware conversion (cvt.rn.f16x2.e4m3x2, exact for every code: e4m3 is a subset of
-// fp16): one instruction per two values, where fp8x2_to_16bit takes four. kHalf picks the two bytes of r
-// (0: bytes 0, 1; 1: bytes 2, 3); the lower byte becomes the lower fp16.
 template <int kHalf>
 __device__ __forceinline__ std::uint32_t e4m3x2_to_f16x2(std::uint32_t r) {
   std::uint32_t out;
@@ -302,31 +276,29 @@ __device__ __forceinline__ std::uint32_t e4m3x2_to_f16x2(std::uint32_t r) {
   }
   return out;
 }
-// The fragments' conversions. kF16: the MMA runs in fp16 (every fp8 pool: see kMmaBf16 in decode_mma_kernel);
-// e4m3 then takes the hardware conversion, e5m2 the byte move (its code is an fp16's high byte).
 // K fragments: bytes 0,1 (head_dim columns 4t, 4t+1 of a 16-column piece) and bytes 2,3 (4t+2, 4t+3).
-template <bool kBf16, int kFp8>
+template <int kFp8>
 __device__ __forceinline__ std::uint32_t fp8_k_lo(std::uint32_t r) {
-  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<0>(r);
-  return fp8x2_to_16bit<kBf16, kFp8, 0x9180u, 0x1404u>(r);
+  if constexpr (kFp8 == 1) return e4m3x2_to_f16x2<0>(r);
+  return prmt<0x1404u>(r);
 }
-template <bool kBf16, int kFp8>
+template <int kFp8>
 __device__ __forceinline__ std::uint32_t fp8_k_hi(std::uint32_t r) {
-  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<1>(r);
-  return fp8x2_to_16bit<kBf16, kFp8, 0xb3a2u, 0x3424u>(r);
+  if constexpr (kFp8 == 1) return e4m3x2_to_f16x2<1>(r);
+  return prmt<0x3424u>(r);
 }
-// V fragments (ldmatrix.trans): bytes 0,2 (keys 2t, 2t+1 of column 2g) and bytes 1,3 (column 2g + 1). For the
-// hardware conversion one byte permute puts them in the two halves (bytes 0, 2 | 1, 3; the even and odd
-// fragments' permutes of the same word are one instruction after common-subexpression elimination).
-template <bool kBf16, int kFp8>
+// V fragments (ldmatrix.trans): bytes 0,2 (keys 2t, 2t+1 of column 2g) and bytes 1,3 (column 2g + 1). For e4m3
+// one byte permute first puts them in the two halves (bytes 0, 2 | 1, 3; the even and odd fragments' permutes
+// of one word are one instruction after common-subexpression elimination).
+template <int kFp8>
 __device__ __forceinline__ std::uint32_t fp8_v_even(std::uint32_t r) {
-  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<0>(prmt<0x3120u>(r));
-  return fp8x2_to_16bit<kBf16, kFp8, 0xa280u, 0x2404u>(r);
+  if constexpr (kFp8 == 1) return e4m3x2_to_f16x2<0>(prmt<0x3120u>(r));
+  return prmt<0x2404u>(r);
 }
-template <bool kBf16, int kFp8>
+template <int kFp8>
 __device__ __forceinline__ std::uint32_t fp8_v_odd(std::uint32_t r) {
-  if constexpr (!kBf16 && kFp8 == 1) return e4m3x2_to_f16x2<1>(prmt<0x3120u>(r));
-  return fp8x2_to_16bit<kBf16, kFp8, 0xb391u, 0x3414u>(r);
+  if constexpr (kFp8 == 1) return e4m3x2_to_f16x2<1>(prmt<0x3120u>(r));
+  return prmt<0x3414u>(r);
 }
 // bf16x2 -> fp16x2 (q of a bf16 model over an fp8 pool, once per CTA): exact for |x| in [2^-14, 65504] (bf16's 8
 // significant bits fit fp16's 11), rounded to nearest below 2^-14 (fp16 subnormals, steps of 2^-24); |x| >= 65520
@@ -356,7 +328,7 @@ __device__ __forceinline__ int swz(int p, int row) {
 // kFp8 = 0: K / V in the model's 16-bit dtype, copied into the swizzled stages and read by ldmatrix directly.
 // kFp8 = 1 / 2 (e4m3 / e5m2 pool): the same cp.async pipeline moves the stored fp8 bytes into swizzled stages
 // of half the size, and the MMA reads them as they are: ldmatrix (b16 view) gives each thread 4 fp8 values per
-// register, dequantized into the B fragments in registers (fp8x2_to_16bit). K: a register holds head_dim
+// register, converted into the fragments in registers (fp8_k_lo ...). K: a register holds head_dim
 // columns 4t .. 4t+3 of one key; the k index of the QK^T MMA is permuted within each 16 columns (k 2t, 2t+1 <->
 // columns 4t, 4t+1; k 2t+8, 2t+9 <-> 4t+2, 4t+3), and Q's A fragments are loaded with the same permutation, so
 // the dot products are unchanged. V: ldmatrix.trans gives keys 2t, 2t+1 of columns 2g and 2g+1; the two are
@@ -388,7 +360,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
   constexpr bool kTwoAcc = kFp8 != 0;
   // The MMAs' input type. An fp8 pool runs them in fp16 whatever the model dtype: e4m3 and e5m2 codes convert
   // to fp16 exactly in one instruction per two values (e4m3x2_to_f16x2; e5m2: a byte move), where bf16 takes
-  // four (fp8x2_to_16bit); q is converted once (bf16x2_to_f16x2) and P (in [0, 1]) is packed as fp16, which
+  // four; q is converted once (bf16x2_to_f16x2) and P (in [0, 1]) is packed as fp16, which
   // keeps 3 more bits of it than bf16. On the H200 the bf16 conversions made the fp8 decode issue-bound
   // (ncu, b=256 kv=16384 e4m3: 64% of issue slots busy, the integer pipe the busiest, DRAM at 73%).
   // Outputs keep the model's dtype.
@@ -586,10 +558,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int c = 0; c < kKSteps / 2; ++c) {
             std::uint32_t b[4];
             ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            mma16816<kMmaBf16>(s[0], qf[2 * c], fp8_k_lo<kMmaBf16, kFp8>(b[0]), fp8_k_hi<kMmaBf16, kFp8>(b[0]));
-            mma16816<kMmaBf16>(s[1], qf[2 * c], fp8_k_lo<kMmaBf16, kFp8>(b[1]), fp8_k_hi<kMmaBf16, kFp8>(b[1]));
-            mma16816<kMmaBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kMmaBf16, kFp8>(b[2]), fp8_k_hi<kMmaBf16, kFp8>(b[2]));
-            mma16816<kMmaBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kMmaBf16, kFp8>(b[3]), fp8_k_hi<kMmaBf16, kFp8>(b[3]));
+            mma16816<kMmaBf16>(s[0], qf[2 * c], fp8_k_lo<kFp8>(b[0]), fp8_k_hi<kFp8>(b[0]));
+            mma16816<kMmaBf16>(s[1], qf[2 * c], fp8_k_lo<kFp8>(b[1]), fp8_k_hi<kFp8>(b[1]));
+            mma16816<kMmaBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kFp8>(b[2]), fp8_k_hi<kFp8>(b[2]));
+            mma16816<kMmaBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kFp8>(b[3]), fp8_k_hi<kFp8>(b[3]));
           }
         } else {
           const int mi = lane / 8;
@@ -696,10 +668,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int c = 0; c < D / 32; ++c) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            const std::uint32_t a0[4] = {fp8_v_even<kMmaBf16, kFp8>(b[0]), fp8_v_odd<kMmaBf16, kFp8>(b[0]),
-                                         fp8_v_even<kMmaBf16, kFp8>(b[1]), fp8_v_odd<kMmaBf16, kFp8>(b[1])};
-            const std::uint32_t a1[4] = {fp8_v_even<kMmaBf16, kFp8>(b[2]), fp8_v_odd<kMmaBf16, kFp8>(b[2]),
-                                         fp8_v_even<kMmaBf16, kFp8>(b[3]), fp8_v_odd<kMmaBf16, kFp8>(b[3])};
+            const std::uint32_t a0[4] = {fp8_v_even<kFp8>(b[0]), fp8_v_odd<kFp8>(b[0]),
+                                         fp8_v_even<kFp8>(b[1]), fp8_v_odd<kFp8>(b[1])};
+            const std::uint32_t a1[4] = {fp8_v_even<kFp8>(b[2]), fp8_v_odd<kFp8>(b[2]),
+                                         fp8_v_even<kFp8>(b[3]), fp8_v_odd<kFp8>(b[3])};
             mma16816<kMmaBf16>(acc[2 * c], a0, pa[0], pa[2]);
             mma16816<kMmaBf16>(acc[2 * c + 1], a1, pa[0], pa[2]);
           }
@@ -724,10 +696,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
           for (int c = 0; c < D / 32; ++c) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            mma16816<kMmaBf16>(acc[4 * c], pa, fp8_v_even<kMmaBf16, kFp8>(b[0]), fp8_v_even<kMmaBf16, kFp8>(b[1]));
-            mma16816<kMmaBf16>(acc[4 * c + 1], pa, fp8_v_odd<kMmaBf16, kFp8>(b[0]), fp8_v_odd<kMmaBf16, kFp8>(b[1]));
-            mma16816<kMmaBf16>(acc[4 * c + 2], pa, fp8_v_even<kMmaBf16, kFp8>(b[2]), fp8_v_even<kMmaBf16, kFp8>(b[3]));
-            mma16816<kMmaBf16>(acc[4 * c + 3], pa, fp8_v_odd<kMmaBf16, kFp8>(b[2]), fp8_v_odd<kMmaBf16, kFp8>(b[3]));
+            mma16816<kMmaBf16>(acc[4 * c], pa, fp8_v_even<kFp8>(b[0]), fp8_v_even<kFp8>(b[1]));
+            mma16816<kMmaBf16>(acc[4 * c + 1], pa, fp8_v_odd<kFp8>(b[0]), fp8_v_odd<kFp8>(b[1]));
+            mma16816<kMmaBf16>(acc[4 * c + 2], pa, fp8_v_even<kFp8>(b[2]), fp8_v_even<kFp8>(b[3]));
+            mma16816<kMmaBf16>(acc[4 * c + 3], pa, fp8_v_odd<kFp8>(b[2]), fp8_v_odd<kFp8>(b[3]));
           }
         } else {
           const int mi = lane / 8;
