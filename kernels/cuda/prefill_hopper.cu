@@ -27,14 +27,15 @@
 //     see none of a tile only passes the tile's barriers.
 //   - Epilogue: O is normalised (sinks join the denominator), staged through the warpgroup's Q tile and
 //     written with 16-byte stores; lse in natural log.
-// Measured (H200, bf16, 32 / 8 heads, head_dim 128, causal; tests/gpu/prefill_attention_test.cpp's TFLOP/s
-// print, both kernels in one process): ragged 304-330 TFLOP/s for B=1 S=4k..16k and B=4 S=4k (FA2-class
-// 288-315), B=16 S=1k 253 / 311 with a 1k prefix (FA2 238 / 286); block table page 64: 244-258 (FA2 256-281).
-// That is 0.56-0.61 of cuDNN's 532-573 on the same card: far from the FA3-class 600+. What limits it was not
-// profiled (the device time ran out); leads: the producer resolves the slots of a paged tile with dependent index
-// loads (4 round trips per tile), one tile of lookahead at head_dim 128 (2 stages), no ping-pong between the
-// consumer warpgroups, 16-byte cp.async instead of TMA. ATTNBENCH_HOPPER_VARIANT=1 addresses the first two
-// (slots one tile ahead through shared memory, 3 stages), =2 also the third (ping-pong): compiled, never run.
+// Measured (H200, bf16, causal; tests/gpu/prefill_attention_test.cpp's TFLOP/s print, both kernels in one
+// process; results/h200/hopper/NOTES.md): variant 0 (the first version) 253-331 TFLOP/s ragged and 202-258 with
+// a page-64 block table on the Llama-3.1-8B shape (32 / 8 heads, head_dim 128), about the FA2-class kernel's
+// 212-315. Its leads: the producer resolved a paged tile's slots with dependent index loads (4 round trips per
+// tile), one tile of lookahead at head_dim 128 (2 stages), no ping-pong between the consumer warpgroups.
+// Variant 1 (slots one tile ahead through shared memory, one more stage) reached 312-513, variant 2 (also the
+// ping-pong; the default) 328-553; Gemma-3-12B's head_dim 256 322-424 (window 1024: 313-368), head_dim 64
+// 220-426. Against cuDNN's 530-607 on the Llama shape: 0.78-0.87 (results/h200/perf/anchors.csv). Not yet
+// tried: TMA instead of 16-byte cp.async, the softmax / next-QK^T overlap within a warpgroup.
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
