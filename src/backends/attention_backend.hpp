@@ -15,9 +15,9 @@ namespace attnbench {
 // What a RadixAttention layer tells the backend.
 struct Layer {
   int layer_id = 0;
-  float scaling = 1.0f;          // 1 / sqrt(head_dim)
+  float scaling = 1.0f;          // ModelConfig::sm_scale(): head_dim**-0.5, or query_pre_attn_scalar**-0.5 (Gemma-2/3)
   int sliding_window_size = -1;  // config.sliding_window - 1 on windowed layers, -1 otherwise
-  float logit_cap = 0.0f;        // 0: none
+  float logit_cap = 0.0f;        // 0: none; Gemma-2: attn_logit_softcapping (ModelConfig::attn_logit_cap)
   const float* sinks = nullptr;  // [num_qo_heads] device, or nullptr
   float k_scale = 1.0f;          // layer.k_scale_float / v_scale_float (fp8 KV cache; SGLang's default 1.0)
   float v_scale = 1.0f;
@@ -73,6 +73,12 @@ class AttentionBackend {
     (void)mode;
     return {};
   }
+
+  // Whether the backend applies the layer's logit cap (layer.logit_cap). SGLang's FlashInfer backend passes
+  // logits_soft_cap=layer.logit_cap to every wrapper forward (sglang-backends.md §3.1: forward_decode L1404-1460,
+  // forward_extend L1243-1402); its trtllm_mha backend passes none to any of its kernels (override below), so a
+  // capped model (Gemma-2) runs uncapped there. The float64 reference follows the backend.
+  virtual bool applies_logit_cap() const { return true; }
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).
   virtual void init_forward_metadata(const ForwardBatch& fb) {
