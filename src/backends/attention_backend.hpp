@@ -74,10 +74,11 @@ class AttentionBackend {
     return {};
   }
 
-  // Whether the backend applies the layer's logit cap (layer.logit_cap). SGLang's FlashInfer backend passes
-  // logits_soft_cap=layer.logit_cap to every wrapper forward (sglang-backends.md §3.1: forward_decode L1404-1460,
-  // forward_extend L1243-1402); its trtllm_mha backend passes none to any of its kernels (override below), so a
-  // capped model (Gemma-2) runs uncapped there. The float64 reference follows the backend.
+  // Whether the backend applies the layer's logit cap (layer.logit_cap) as SGLang runs it. Neither of SGLang's
+  // backends does today: FlashInfer gets the cap at forward() but fixes it at plan(), where SGLang passes none
+  // (kSglangPlansLogitCap, flashinfer_wrappers.hpp); trtllm_mha passes none to any of its kernels
+  // (TrtllmMhaImpl::kAppliesLogitCap). So a capped model (Gemma-2) runs uncapped on both. The float64 reference
+  // follows the backend, and backends that differ here are not compared with each other.
   virtual bool applies_logit_cap() const { return true; }
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).

@@ -123,7 +123,7 @@ Support with_cap_note(Support s, const ModelConfig& m) {
   if (!s.ok || m.attn_logit_cap <= 0.0f) return s;
   std::ostringstream os;
   os << "uncapped: SGLang's trtllm_mha passes no logit soft cap to its kernels (the model's " << m.attn_logit_cap
-     << " is ignored; FlashInfer applies it)";
+     << " is ignored)";
   s.reason = s.reason.empty() ? os.str() : s.reason + "; " + os.str();
   return s;
 }

@@ -211,7 +211,7 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
   }
   // One reference per fp8 read view (without an fp8 cache every view reads the same values: one reference).
   const HostBatch host = plan_host_batch(c);
-  // Likewise one per logit-cap choice where the model has a cap (Gemma-2: FlashInfer applies it, trtllm_mha not).
+  // Likewise one per logit-cap choice where the model has a cap (AttentionBackend::applies_logit_cap).
   std::map<std::pair<Fp8ReadView, bool>, std::vector<ReferenceLayer>> refs_by_view;
   const ReferenceProvider refs_for = [&](const Fp8ReadView& asked, bool cap) -> const std::vector<ReferenceLayer>& {
     const Fp8ReadView view = is_fp8(c.model.kv_dtype()) ? asked : Fp8ReadView{};
