@@ -15,9 +15,9 @@ namespace attnbench {
 // What a RadixAttention layer tells the backend.
 struct Layer {
   int layer_id = 0;
-  float scaling = 1.0f;          // 1 / sqrt(head_dim)
+  float scaling = 1.0f;          // ModelConfig::sm_scale(): head_dim**-0.5, or query_pre_attn_scalar**-0.5 (Gemma-2/3)
   int sliding_window_size = -1;  // config.sliding_window - 1 on windowed layers, -1 otherwise
-  float logit_cap = 0.0f;        // 0: none
+  float logit_cap = 0.0f;        // 0: none; Gemma-2: attn_logit_softcapping (ModelConfig::attn_logit_cap)
   const float* sinks = nullptr;  // [num_qo_heads] device, or nullptr
   float k_scale = 1.0f;          // layer.k_scale_float / v_scale_float (fp8 KV cache; SGLang's default 1.0)
   float v_scale = 1.0f;
@@ -73,6 +73,13 @@ class AttentionBackend {
     (void)mode;
     return {};
   }
+
+  // Whether the backend applies the layer's logit cap (layer.logit_cap) as SGLang runs it. Neither of SGLang's
+  // backends does today: FlashInfer gets the cap at forward() but fixes it at plan(), where SGLang passes none
+  // (kSglangPlansLogitCap, flashinfer_wrappers.hpp); trtllm_mha passes none to any of its kernels
+  // (TrtllmMhaImpl::kAppliesLogitCap). So a capped model (Gemma-2) runs uncapped on both. The float64 reference
+  // follows the backend, and backends that differ here are not compared with each other.
+  virtual bool applies_logit_cap() const { return true; }
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).
   virtual void init_forward_metadata(const ForwardBatch& fb) {

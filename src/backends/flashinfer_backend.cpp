@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/errors.hpp"
@@ -121,6 +122,14 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
     return Support::no("SGLang captures decode and verify only; extend runs eagerly");
   if (mode == ForwardMode::target_verify && model_runner_.model_config.has_sliding_window())
     return Support::no("verify with a sliding window (tree mask + window) is not modelled for flashinfer");
+  const float cap = model_runner_.model_config.attn_logit_cap;
+  if (cap > 0.0f && !kSglangPlansLogitCap) {
+    std::ostringstream os;
+    os << "uncapped: SGLang's FlashInfer backend passes logits_soft_cap to forward() only, not to plan(), where "
+          "FlashInfer fixes it (the model's "
+       << cap << " is dropped; sglang#33915)";
+    return Support::yes(os.str());
+  }
   return Support::yes();
 }
 

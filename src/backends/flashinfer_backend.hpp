@@ -21,6 +21,8 @@ class FlashInferBackend : public AttentionBackend {
   Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override;
   // Extend with the ragged wrapper reads this step's K / V from the inputs, in the model dtype (L1243-1402).
   Fp8ReadView fp8_read_view(ForwardMode mode) const override;
+  // SGLang plans its wrappers without the cap, which FlashInfer fixes at plan time (kSglangPlansLogitCap).
+  bool applies_logit_cap() const override { return kSglangPlansLogitCap; }
   void init_forward_metadata(const ForwardBatch& fb) override;
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override;
   void init_cuda_graph_state(int max_bs, int max_num_tokens) override;

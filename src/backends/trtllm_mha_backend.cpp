@@ -1,6 +1,7 @@
 #include "backends/trtllm_mha_backend.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -116,7 +117,23 @@ TrtllmMhaImpl::TrtllmMhaImpl(ModelRunner& mr, std::int64_t workspace_bytes)
   }
 }
 
-Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool) const {
+namespace {
+// The note every row of a capped model gets: SGLang's trtllm_mha ignores layer.logit_cap (kAppliesLogitCap).
+Support with_cap_note(Support s, const ModelConfig& m) {
+  if (!s.ok || m.attn_logit_cap <= 0.0f) return s;
+  std::ostringstream os;
+  os << "uncapped: SGLang's trtllm_mha passes no logit soft cap to its kernels (the model's " << m.attn_logit_cap
+     << " is ignored)";
+  s.reason = s.reason.empty() ? os.str() : s.reason + "; " + os.str();
+  return s;
+}
+}  // namespace
+
+Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool sinks) const {
+  return with_cap_note(supports_mode(mode, cuda_graph, sinks), model_runner_.model_config);
+}
+
+Support TrtllmMhaImpl::supports_mode(ForwardMode mode, bool cuda_graph, bool) const {
   // The architecture is known here (--arch or the device's), not always when the options were checked.
   const ModelConfig& m = model_runner_.model_config;
   if (page_size_ == 128 && m.num_qo_heads() == m.num_kv_heads() && page128_check_applies(model_runner_.server_args, arch_))
@@ -415,6 +432,8 @@ AttentionParams TrtllmMhaImpl::attention_params(const AttentionIO& io, const Lay
   p.causal = true;
   p.window_left = layer.sliding_window_size;  // the kernel applies the window (no trimming)
   p.sm_scale = layer.scaling;                 // bmm1_scale for bf16 KV; bmm2_scale = 1
+  // No logits_soft_cap: SGLang passes none to these kernels (kAppliesLogitCap, trtllm_mha_backend.hpp).
+  p.logits_soft_cap = 0.0f;
   p.sinks = layer.sinks;
   // fp8 KV (_get_bmm_scales L425-440): bmm1_scale = q_scale * k_scale * scaling, bmm2_scale = v_scale, q_scale
   // 1.0; the kernels fold k_scale / v_scale the same way (kernels/params.hpp).

@@ -33,6 +33,18 @@ class TrtllmMhaImpl {
   static void validate(const ModelConfig& model, const ServerArgs& args);
 
   Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const;
+  // SGLang's trtllm_mha passes no logit soft cap to any kernel it calls, and nothing refuses a capped model:
+  //   decode: trtllm_batch_decode_with_kv_cache(..., bmm1_scale, bmm2_scale, window_left, sinks, ...) has no cap
+  //     parameter at all (FlashInfer 0.7.2 decode.py L3691-4568, signature in sglang-0.5.23.md §3.2);
+  //   SM90/SM120 extend: trtllm_fmha_v2_prefill takes logits_soft_cap_scale=None (prefill.py L7497-7826) and
+  //     SGLang's call (trtllm_mha_backend.py L1897-1921, sglang-0.5.23.md §1.4) does not pass it;
+  //   SM100 extend: trtllm_batch_context_with_kv_cache (L1922-2031) gets bmm1/bmm2 scales, window, sinks only;
+  //   bmm1_scale = q_scale * k_scale * layer.scaling (_get_bmm_scales L425-440): the scale, never the cap;
+  //   the attention gates of 0.5.23 (arg_groups/attention_hook.py L198-237, sglang-0.5.23.md §1.6) check the
+  //     SM, fp8_e4m3 on SM120 and context parallelism, not a cap.
+  // So layer.logit_cap (Gemma-2's attn_logit_softcapping) is ignored: attnbench runs the same uncapped attention
+  // and validates it against an uncapped reference (supports() notes it on every row).
+  static constexpr bool kAppliesLogitCap = false;
   // Every mode writes K / V first and reads the pool; q goes to fp8 where cast_q() casts it.
   Fp8ReadView fp8_read_view(ForwardMode mode) const {
     Fp8ReadView v;
@@ -86,6 +98,7 @@ class TrtllmMhaImpl {
   void init_fmha_v2_batch_pages(const ForwardBatch& fb, Metadata& md) const;
   void forward_extend_fmha_v2(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
   void set_split_order(const ForwardBatch& fb, Metadata& md) const;
+  Support supports_mode(ForwardMode mode, bool cuda_graph, bool sinks) const;  // supports() without the cap note
   // Whether plain EXTEND runs fmha_v2 (SM90/SM120 in SGLang 0.5.23) rather than the TRTLLM context kernel.
   bool use_fmha_v2() const { return use_fmha_v2_; }
 
@@ -134,6 +147,7 @@ class TrtllmMhaMethods : public Base {
     return impl_.supports(mode, cuda_graph, sinks);
   }
   Fp8ReadView fp8_read_view(ForwardMode mode) const override { return impl_.fp8_read_view(mode); }
+  bool applies_logit_cap() const override { return TrtllmMhaImpl::kAppliesLogitCap; }
   void init_forward_metadata(const ForwardBatch& fb) override { impl_.init_forward_metadata(fb); }
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override {
     impl_.init_forward_metadata_out_graph(fb, in_capture);

@@ -1,7 +1,9 @@
 #include "engine/hf_config.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <climits>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -87,6 +89,19 @@ class ConfigReader {
     if (!v) return std::nullopt;
     if (!v->is_string()) fail(prefix + key, "must be a string (got " + shown(*v) + ")");
     return v->get<std::string>();
+  }
+
+  // A positive finite number (integer or not) that a float32 holds: SGLang hands these to the kernels as float32;
+  // nullopt when absent or null (JSON null: Python None, "no value").
+  std::optional<double> positive_number(const json& obj, const std::string& prefix, const std::string& key) const {
+    const json* v = find(obj, key);
+    if (!v) return std::nullopt;
+    const std::string name = prefix + key;
+    if (!v->is_number()) fail(name, "must be a positive finite number or null (got " + shown(*v) + ")");
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x <= 0.0 || x > static_cast<double>(FLT_MAX) || x < static_cast<double>(FLT_MIN))
+      fail(name, "must be a positive finite number within float32's normal range (got " + shown(*v) + ")");
+    return x;
   }
 
   std::optional<bool> boolean(const json& obj, const std::string& prefix, const std::string& key) const {
@@ -191,6 +206,36 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
   m.sliding_window = *window;
   m.sliding_layers = shortest_period(windowed);
   if (m.sliding_layers.size() == 1 && m.sliding_layers[0]) m.sliding_layers.clear();  // every layer
+}
+
+// The attention scale and logit cap of the architectures whose SGLang model class sets them from the config
+// (the others compute head_dim**-0.5 and no cap, and ignore these keys as SGLang does):
+//   Gemma2ForCausalLM (models/gemma2.py, Gemma2Attention): self.scaling = config.query_pre_attn_scalar**-0.5;
+//     RadixAttention(..., logit_cap=self.config.attn_logit_softcapping, ...).
+//   Gemma3ForCausalLM, Gemma3ForConditionalGeneration (models/gemma3_causal.py, Gemma3Attention; the multimodal
+//     class runs its language model through it): self.scaling = config.query_pre_attn_scalar**-0.5;
+//     RadixAttention(..., logit_cap=0.0, ...): a Gemma-3 config's attn_logit_softcapping (null in the published
+//     files) is not read.
+// SGLang reads the transformers config object, which fills an absent key with its class default; attnbench reads
+// only what is written, so an absent query_pre_attn_scalar on these architectures is refused rather than guessed,
+// and Gemma-2's attn_logit_softcapping must be written (null: no cap, as RadixAttention takes None).
+void read_gemma_scale_and_cap(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
+  const bool gemma2 = m.architecture == "Gemma2ForCausalLM";
+  const bool gemma3 = m.architecture == "Gemma3ForCausalLM" || m.architecture == "Gemma3ForConditionalGeneration";
+  if (!gemma2 && !gemma3) return;
+  const std::optional<double> scalar = r.positive_number(tc, tp, "query_pre_attn_scalar");
+  if (!scalar)
+    r.fail(tp + "query_pre_attn_scalar", std::string(tc.contains("query_pre_attn_scalar") ? "null" : "missing") +
+                                             " (required for " + m.architecture + ": SGLang scales its attention by "
+                                             "query_pre_attn_scalar**-0.5)");
+  m.query_pre_attn_scalar = *scalar;
+  if (gemma2) {
+    if (!tc.contains("attn_logit_softcapping"))
+      r.fail(tp + "attn_logit_softcapping", "missing (required for Gemma2ForCausalLM: SGLang passes it as the "
+                                            "attention logit cap; write null for none)");
+    if (const std::optional<double> cap = r.positive_number(tc, tp, "attn_logit_softcapping"))
+      m.attn_logit_cap = static_cast<float>(*cap);
+  }
 }
 
 // "attnbench": {"name": ..., "tp_size": ...}: attnbench's own key (SGLang ignores it as unknown).
@@ -299,6 +344,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   m.dtype = read_dtype(r, root, tc, tp, model_type);
   read_windows(r, tc, tp, m);
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
+  read_gemma_scale_and_cap(r, tc, tp, m);
   read_attnbench_key(r, root, m);
   return m;
 }

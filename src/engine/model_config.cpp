@@ -1,6 +1,7 @@
 #include "engine/model_config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string_view>
 
@@ -19,6 +20,11 @@ int ModelConfig::layer_sliding_window_size(int layer) const {
   if (!sliding_layers.empty() && !sliding_layers[static_cast<std::size_t>(layer) % sliding_layers.size()])
     return -1;  // a full-attention layer
   return sliding_window - 1;
+}
+
+float ModelConfig::sm_scale() const {
+  if (query_pre_attn_scalar > 0.0) return static_cast<float>(std::pow(query_pre_attn_scalar, -0.5));
+  return 1.0f / std::sqrt(static_cast<float>(head_dim));
 }
 
 long long ModelConfig::kv_bytes_per_token() const {

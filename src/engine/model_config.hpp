@@ -28,6 +28,13 @@ struct ModelConfig {
   // Empty: every layer is windowed (Mistral). Meaningful only when sliding_window > 0.
   std::vector<bool> sliding_layers;
   bool has_sinks = false;       // learned attention-sink logits per head (GPT-OSS): the run's --sinks default
+  // Gemma-2 / Gemma-3's query_pre_attn_scalar: SGLang's layer scaling is query_pre_attn_scalar**-0.5 there
+  // (models/gemma2.py and gemma3_causal.py: self.scaling = config.query_pre_attn_scalar**-0.5), not
+  // head_dim**-0.5 (Gemma-3-27B: 168**-0.5, head_dim 128). 0: not given, or an architecture that ignores it.
+  double query_pre_attn_scalar = 0.0;
+  // SGLang's RadixAttention logit_cap: Gemma-2's attn_logit_softcapping (models/gemma2.py passes
+  // logit_cap=config.attn_logit_softcapping; gemma3_causal.py passes logit_cap=0.0). 0: none.
+  float attn_logit_cap = 0.0f;
   DType dtype = DType::bf16;    // model dtype: queries, outputs, new K/V; the KV cache unless kv_fp8 says fp8
   // --kv-cache-dtype fp8_e4m3 / fp8_e5m2: the KV cache's fp8 format. Any non-fp8 value: the cache is in `dtype`.
   DType kv_fp8 = DType::bf16;
@@ -37,6 +44,11 @@ struct ModelConfig {
   float k_scale = 1.0f;
   float v_scale = 1.0f;
 
+  // The layer's scaling as SGLang's model hands it to RadixAttention (a Python float, float32 in the kernels):
+  // query_pre_attn_scalar**-0.5 when the model has one, else 1 / sqrt(head_dim) as attnbench has always computed
+  // it in float (Llama & co.: self.scaling = self.head_dim**-0.5). Every backend, the case list and the float64
+  // reference take it from here.
+  float sm_scale() const;
   DType kv_dtype() const { return is_fp8(kv_fp8) ? kv_fp8 : dtype; }  // the KV pool's storage dtype
   int num_qo_heads() const { return num_attention_heads / tp_size; }                   // per rank
   int num_kv_heads() const { return std::max(1, num_key_value_heads / tp_size); }     // per rank

@@ -65,8 +65,9 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
         std::to_string(m.num_attention_heads), std::to_string(m.head_dim), std::string(dtype_name(m.dtype)),
         std::to_string(c.server.page_size), std::to_string(c.batch), std::to_string(c.q_tokens()), join(c.prefix_lens),
         join(c.new_lens), std::to_string(c.draft_tokens), std::to_string(c.seed), c.sinks ? "1" : "0", join(windows),
-        // The layer's float scaling, as the workload sets it (1 / sqrt(head_dim) in float).
-        number(static_cast<double>(1.0f / std::sqrt(static_cast<float>(m.head_dim)))),
+        // The layer's float scaling, as the workload sets it (ModelConfig::sm_scale: 1 / sqrt(head_dim) in float,
+        // or query_pre_attn_scalar**-0.5 for Gemma-2/3).
+        number(static_cast<double>(m.sm_scale())),
         std::to_string(c.server.effective_context_len(m)), std::to_string(c.server.max_running_requests),
         std::to_string(c.server.cuda_graph_max_bs), fact(facts, "flashinfer_workspace_bytes"),
         fact(facts, "flashinfer_use_tensor_cores"),

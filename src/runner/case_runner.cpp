@@ -7,6 +7,7 @@
 #include <string>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -51,8 +52,8 @@ class PhaseTimes {
   std::string text_;
 };
 
-// The references of a case's validated layers for one fp8 read view, computed on first use.
-using ReferenceProvider = std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&)>;
+// The references of a case's validated layers for one fp8 read view and logit-cap choice, computed on first use.
+using ReferenceProvider = std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&, bool logit_cap)>;
 
 
 struct BackendResult {
@@ -60,6 +61,7 @@ struct BackendResult {
   bool validated = false;
   std::uint64_t output_hash = 0;            // every layer's output, eager
   std::vector<unsigned char> first_layer;   // host copy of layer 0's output (peer comparison)
+  float logit_cap = 0.0f;                   // the cap the backend applied (trtllm_mha: none, as SGLang's)
   bool sticky = false;
 };
 
@@ -98,7 +100,8 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     append_note(eager.note, sup.reason);
 
     phases.mark("set-up");
-    const std::vector<ReferenceLayer>& refs = refs_for(backend.fp8_read_view(c.mode));
+    const std::vector<ReferenceLayer>& refs = refs_for(backend.fp8_read_view(c.mode), backend.applies_logit_cap());
+    out.logit_cap = backend.applies_logit_cap() ? c.model.attn_logit_cap : 0.0f;
     phases.mark("reference");
     const ValidationStep v = run_validation_step(c, backend, *dev, wl, refs);
     phases.mark("validation");
@@ -151,6 +154,10 @@ void compare_backends(const Case& c, const std::vector<std::string>& backends, s
     std::string equal, peers;
     for (std::size_t b = 0; b < results.size(); ++b) {
       if (a == b || !results[a].validated || !results[b].validated) continue;
+      if (results[a].logit_cap != results[b].logit_cap) {  // different attention (SGLang's trtllm_mha: no cap)
+        peers += std::string(peers.empty() ? "" : ", ") + "vs " + backends[b] + " not compared (logit cap differs)";
+        continue;
+      }
       if (results[a].output_hash == results[b].output_hash) {
         equal += (equal.empty() ? "" : ";") + backends[b];
         continue;
@@ -204,15 +211,17 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
   }
   // One reference per fp8 read view (without an fp8 cache every view reads the same values: one reference).
   const HostBatch host = plan_host_batch(c);
-  std::map<Fp8ReadView, std::vector<ReferenceLayer>> refs_by_view;
-  const ReferenceProvider refs_for = [&](const Fp8ReadView& asked) -> const std::vector<ReferenceLayer>& {
+  // Likewise one per logit-cap choice where the model has a cap (AttentionBackend::applies_logit_cap).
+  std::map<std::pair<Fp8ReadView, bool>, std::vector<ReferenceLayer>> refs_by_view;
+  const ReferenceProvider refs_for = [&](const Fp8ReadView& asked, bool cap) -> const std::vector<ReferenceLayer>& {
     const Fp8ReadView view = is_fp8(c.model.kv_dtype()) ? asked : Fp8ReadView{};
-    auto it = refs_by_view.find(view);
+    const auto key = std::make_pair(view, cap && c.model.attn_logit_cap > 0.0f);
+    auto it = refs_by_view.find(key);
     if (it != refs_by_view.end()) return it->second;
     std::vector<ReferenceLayer> refs;
     for (int l : validated_layers(c.model.num_layers))
-      refs.push_back(reference_layer(c, host, l, s.reference_flop_budget, view));
-    return refs_by_view.emplace(view, std::move(refs)).first->second;
+      refs.push_back(reference_layer(c, host, l, s.reference_flop_budget, view, key.second));
+    return refs_by_view.emplace(key, std::move(refs)).first->second;
   };
 
   PhaseTimes phases;

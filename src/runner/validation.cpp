@@ -66,7 +66,7 @@ std::vector<int> validated_layers(int num_layers) {
 }
 
 ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget,
-                               const Fp8ReadView& view) {
+                               const Fp8ReadView& view, bool logit_cap) {
   const ModelConfig& m = c.model;
   const int Hq = m.num_qo_heads(), Hkv = m.num_kv_heads(), D = m.head_dim, group = Hq / Hkv;
   const int window = m.layer_sliding_window_size(layer);
@@ -218,7 +218,10 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
         rc.q_start_pos = pre + rg.r0;
         rc.causal = true;
         rc.window_left = window;
-        rc.sm_scale = static_cast<double>(1.0f / std::sqrt(static_cast<float>(D)));  // the layer's float scaling
+        // The layer's float scaling (Gemma-2/3: query_pre_attn_scalar**-0.5) and logit cap, as the workload sets
+        // them, widened to double: the float32 values the kernels get.
+        rc.sm_scale = static_cast<double>(m.sm_scale());
+        rc.logits_soft_cap = logit_cap ? static_cast<double>(m.attn_logit_cap) : 0.0;
         if (!sinks.empty()) rc.sinks = {sinks[static_cast<std::size_t>(hq)]};
         const std::size_t kv_elems = static_cast<std::size_t>(kv_len) * D;
         reference_attention(rc, q, {kbuf + kh * head_elems, kv_elems}, {vbuf + kh * head_elems, kv_elems}, o,

@@ -50,8 +50,10 @@ struct ReferenceLayer {
   int requests_checked = 0;
 };
 // With an fp8 KV cache, the inputs pass through fp8 as `view` says (cached tokens always: stored * scale).
+// The scale is the model's (ModelConfig::sm_scale); the model's logit cap applies when `logit_cap` (the
+// backend's AttentionBackend::applies_logit_cap: SGLang's trtllm_mha passes none).
 ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, double flop_budget,
-                               const Fp8ReadView& view = {});
+                               const Fp8ReadView& view = {}, bool logit_cap = true);
 
 // Compares a backend's output of one layer (host copy, storage dtype) with the reference.
 ErrorStats compare_with_reference(const Case& c, const ReferenceLayer& ref, const void* output_host);

@@ -97,7 +97,8 @@ Workload::Workload(Device& device, const Case& c) : device_(device), case_(c), r
   for (int l = 0; l < m.num_layers; ++l) {
     Layer layer;
     layer.layer_id = l;
-    layer.scaling = 1.0f / std::sqrt(static_cast<float>(m.head_dim));
+    layer.scaling = m.sm_scale();           // RadixAttention's scaling (Gemma-2/3: query_pre_attn_scalar**-0.5)
+    layer.logit_cap = m.attn_logit_cap;     // RadixAttention's logit_cap (Gemma-2: attn_logit_softcapping)
     layer.sliding_window_size = m.layer_sliding_window_size(l);
     layer.k_scale = m.k_scale;
     layer.v_scale = m.v_scale;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -220,7 +222,8 @@ TEST(HfConfig, DefaultsDtypesTextConfigAndTheAttnbenchKey) {
   // A multimodal config: attention keys in text_config, dtype at the top.
   const ModelConfig mm = parse(R"({"architectures": ["Gemma3ForConditionalGeneration"], "torch_dtype": "float16",
       "num_hidden_layers": 99, "text_config": {"num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4,
-      "head_dim": 256, "max_position_embeddings": 4096, "sliding_window": 512, "sliding_window_pattern": 6}})");
+      "head_dim": 256, "max_position_embeddings": 4096, "sliding_window": 512, "sliding_window_pattern": 6,
+      "query_pre_attn_scalar": 256}})");
   EXPECT_EQ(mm.num_layers, 6);
   EXPECT_EQ(mm.dtype, DType::fp16);
   EXPECT_EQ(windows(mm, 6), (std::vector<int>{511, 511, 511, 511, 511, -1}));
@@ -351,14 +354,116 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
   const ModelConfig g2 = parse(R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584,
                                    "head_dim": 256, "num_attention_heads": 16, "num_key_value_heads": 8,
                                    "num_hidden_layers": 42, "max_position_embeddings": 8192, "sliding_window": 4096,
-                                   "cache_implementation": "hybrid", "torch_dtype": "float32"})");
+                                   "cache_implementation": "hybrid", "torch_dtype": "float32",
+                                   "query_pre_attn_scalar": 256, "attn_logit_softcapping": 50.0})");
   EXPECT_EQ(g2.sliding_layers, (std::vector<bool>{true, false}));
   EXPECT_EQ(windows(g2, 4), (std::vector<int>{4095, -1, 4095, -1}));
   EXPECT_EQ(g2.dtype, DType::bf16) << "float32 Gemma runs as bfloat16";
   // Its layer_types, where a newer config states them, win.
   const ModelConfig g2t = parse(config(R"("architectures": ["Gemma2ForCausalLM"], "sliding_window": 16,
+                                          "query_pre_attn_scalar": 64, "attn_logit_softcapping": null,
                                           "layer_types": ["full_attention", "full_attention", "full_attention", "sliding_attention"])"));
   EXPECT_EQ(windows(g2t, 4), (std::vector<int>{-1, -1, -1, 15}));
+}
+
+// The attention scale and logit cap: query_pre_attn_scalar**-0.5 on Gemma-2 / Gemma-3 (SGLang's gemma2.py and
+// gemma3_causal.py), Gemma-2's attn_logit_softcapping as the cap (gemma3_causal.py passes logit_cap=0.0); other
+// architectures keep head_dim**-0.5 and no cap and ignore both keys, as SGLang's classes do.
+TEST(HfConfig, GemmaScaleAndLogitCap) {
+  const ModelConfig g2 = find_model_preset(kData + "gemma-2-9b.json");
+  EXPECT_EQ(g2.name, "gemma-2-9b");
+  EXPECT_EQ(g2.architecture, "Gemma2ForCausalLM");
+  EXPECT_EQ(g2.num_layers, 42);
+  EXPECT_EQ(g2.num_qo_heads(), 16);
+  EXPECT_EQ(g2.num_kv_heads(), 8);
+  EXPECT_EQ(g2.head_dim, 256);
+  EXPECT_EQ(g2.context_len, 8192);
+  EXPECT_EQ(g2.dtype, DType::bf16) << "float32 Gemma runs as bfloat16";
+  EXPECT_EQ(windows(g2, 4), (std::vector<int>{4095, -1, 4095, -1})) << "even layers windowed, odd layers global";
+  EXPECT_EQ(g2.query_pre_attn_scalar, 256.0);
+  EXPECT_EQ(g2.sm_scale(), 0.0625f) << "256**-0.5";
+  EXPECT_EQ(g2.attn_logit_cap, 50.0f) << "attn_logit_softcapping; final_logit_softcapping (30) is not attention's";
+
+  // Gemma-3-27B: 168**-0.5 (0.0771517), not head_dim 128's 0.0883883; its attn_logit_softcapping is null.
+  const ModelConfig g3 = find_model_preset(kData + "gemma-3-27b.json");
+  EXPECT_EQ(g3.query_pre_attn_scalar, 168.0);
+  EXPECT_EQ(g3.sm_scale(), static_cast<float>(1.0 / std::sqrt(168.0)));
+  EXPECT_NEAR(g3.sm_scale(), 0.0771517, 1e-7);
+  EXPECT_NE(g3.sm_scale(), 1.0f / std::sqrt(128.0f));
+  EXPECT_EQ(g3.attn_logit_cap, 0.0f);
+  // The Gemma-3 presets state their published 256 (head_dim 256: the same scale as before) and 64 (tiny-swa).
+  EXPECT_EQ(find_model_preset("gemma-3-12b").sm_scale(), 0.0625f);
+  EXPECT_EQ(find_model_preset("tiny-swa").sm_scale(), 0.125f);
+  // Everything else: 1 / sqrt(head_dim) in float, no cap.
+  for (const ModelConfig& m : model_presets())
+    if (m.architecture.rfind("Gemma", 0) != 0) {
+      EXPECT_EQ(m.sm_scale(), 1.0f / std::sqrt(static_cast<float>(m.head_dim))) << m.name;
+      EXPECT_EQ(m.attn_logit_cap, 0.0f) << m.name;
+    }
+
+  // Gemma-2: a non-integer scalar (Gemma-2 27B: 144 = 4608 / 32), and a null cap (RadixAttention's None: no cap).
+  const std::string g2_base = R"("architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", )";
+  const ModelConfig g2b = parse(config(g2_base + R"("query_pre_attn_scalar": 144.0, "attn_logit_softcapping": null)"));
+  EXPECT_EQ(g2b.sm_scale(), static_cast<float>(1.0 / 12.0));
+  EXPECT_EQ(g2b.attn_logit_cap, 0.0f);
+  EXPECT_EQ(parse(config(g2_base + R"("query_pre_attn_scalar": 64, "attn_logit_softcapping": 30)")).attn_logit_cap, 30.0f);
+  // Gemma-3 passes logit_cap=0.0 whatever its config says.
+  const std::string g3_base = R"("architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", )";
+  EXPECT_EQ(parse(config(g3_base + R"("query_pre_attn_scalar": 64, "attn_logit_softcapping": 50.0)")).attn_logit_cap, 0.0f);
+  EXPECT_EQ(parse(config(g3_base + R"("query_pre_attn_scalar": 64, "attn_logit_softcapping": "x")")).attn_logit_cap, 0.0f);
+  // Llama ignores both keys (SGLang's LlamaAttention: self.scaling = self.head_dim**-0.5, no logit_cap).
+  const ModelConfig l = parse(config(R"("query_pre_attn_scalar": 16, "attn_logit_softcapping": 50.0)"));
+  EXPECT_EQ(l.sm_scale(), 0.125f);
+  EXPECT_EQ(l.query_pre_attn_scalar, 0.0);
+  EXPECT_EQ(l.attn_logit_cap, 0.0f);
+
+  // Bad values: one line naming the key.
+  const std::string num = ": must be a positive finite number within float32's normal range (got ";
+  const std::string notnum = ": must be a positive finite number or null (got ";
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 0, "attn_logit_softcapping": 50)")),
+            "--model m.json: query_pre_attn_scalar" + num + "0)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": -256, "attn_logit_softcapping": 50)")),
+            "--model m.json: query_pre_attn_scalar" + num + "-256)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 1e39, "attn_logit_softcapping": 50)")),
+            "--model m.json: query_pre_attn_scalar" + num + "1e+39)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": "256", "attn_logit_softcapping": 50)")),
+            "--model m.json: query_pre_attn_scalar" + notnum + "\"256\")");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": true, "attn_logit_softcapping": 50)")),
+            "--model m.json: query_pre_attn_scalar" + notnum + "true)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256, "attn_logit_softcapping": 0)")),
+            "--model m.json: attn_logit_softcapping" + num + "0)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256, "attn_logit_softcapping": -50.0)")),
+            "--model m.json: attn_logit_softcapping" + num + "-50.0)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256, "attn_logit_softcapping": [50])")),
+            "--model m.json: attn_logit_softcapping" + notnum + "[50])");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256, "attn_logit_softcapping": 1e-300)")),
+            "--model m.json: attn_logit_softcapping" + num + "1e-300)");
+  // Absent (or a null scalar): refused rather than guessed (transformers would fill in its class default).
+  EXPECT_EQ(parse_error(config(g2_base + R"("attn_logit_softcapping": 50)")),
+            "--model m.json: query_pre_attn_scalar: missing (required for Gemma2ForCausalLM: SGLang scales its "
+            "attention by query_pre_attn_scalar**-0.5)");
+  EXPECT_EQ(parse_error(config(g3_base + R"("query_pre_attn_scalar": null)")),
+            "--model m.json: query_pre_attn_scalar: null (required for Gemma3ForCausalLM: SGLang scales its "
+            "attention by query_pre_attn_scalar**-0.5)");
+  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256)")),
+            "--model m.json: attn_logit_softcapping: missing (required for Gemma2ForCausalLM: SGLang passes it as "
+            "the attention logit cap; write null for none)");
+  // Under text_config, the key is named with its prefix.
+  EXPECT_EQ(parse_error(R"({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": {"num_hidden_layers": 6,
+      "num_attention_heads": 8, "head_dim": 256, "max_position_embeddings": 4096, "query_pre_attn_scalar": 0.0}})"),
+            "--model m.json: text_config.query_pre_attn_scalar" + num + "0.0)");
+}
+
+// The command line: a bad key exits 2 with one line naming the file and the key.
+TEST(HfConfig, BadGemmaKeyExitsTwoNamingIt) {
+  test::TempDir d;
+  test::write_file(d.file("g2.json"), config(R"("architectures": ["Gemma2ForCausalLM"], "query_pre_attn_scalar": 256,
+                                               "attn_logit_softcapping": -1)"));
+  const auto r = test::run_attnbench("validate --device cpu --quiet --model " + d.file("g2.json") + " --mode decode", d);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--model " + d.file("g2.json") + ": attn_logit_softcapping: must be a positive finite number"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {

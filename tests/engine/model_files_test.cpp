@@ -69,6 +69,8 @@ const RealModel kModels[] = {
     {"mistral-7b-v0.1.json", "mistral-7b-v0.1", 32, 8, 32768, true, false, 461979664},
     {"gpt-oss-20b/config.json", "gpt-oss-20b", 64, 8, 131072, true, false, 461979664},
     {"gemma-3-27b.json", "gemma-3-27b", 32, 16, 131072, true, false, 461979664},
+    // Gemma-2: the scale and logit cap change no allocation (two wrapper sets for its windows, as Mistral).
+    {"gemma-2-9b.json", "gemma-2-9b", 16, 8, 8192, true, false, 461979664},
     // Llama-3.1-70B at TP1 constructs FlashInfer exactly as Llama-3.1-8B does (sglang-backends.md section 8).
     {"llama-3.1-70b.json", "llama-3.1-70b", 64, 8, 131072, false, false, 436518920},
     // head_dim 64 with GQA 4, and a group of 3: the same FlashInfer construction (no window, not Qwen).
@@ -181,6 +183,52 @@ TEST_P(RealModelValidate, EveryModeAndBackendOnTheCpu) {
   }
 }
 
+// A Gemma-2 whose cap bites (attn_logit_softcapping 1: the logits of the seeded data reach several units, and
+// Gemma-2's real 50 changes the outputs by less than the bf16 tolerance): every mode and backend validates on the
+// CPU against the uncapped reference, as SGLang runs it (FlashInfer: the cap is given to forward() but fixed at
+// plan(), where SGLang passes none; trtllm_mha: no cap parameter at all); every row says so. A backend that
+// applied the cap would fail here (ReferenceLayer.TakesTheModelsScaleAndTheBackendsLogitCap: the references
+// differ beyond the tolerance).
+TEST(RealModels, Gemma2LogitCapIsDroppedAsSglangDropsIt) {
+  test::TempDir d;
+  test::write_file(d.file("g2cap.json"), R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2",
+      "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 64,
+      "max_position_embeddings": 4096, "sliding_window": 24, "torch_dtype": "bfloat16",
+      "query_pre_attn_scalar": 48, "attn_logit_softcapping": 1.0})");
+  const std::string csv = d.file("v.csv");
+  const auto r = test::run_attnbench("validate --device cpu --quiet --model " + d.file("g2cap.json") +
+                                         " --mode decode,extend,verify --backend all --batch 2 --extend-len 16"
+                                         " --draft-tokens 3 --page-size 16 --kv-len 60 --prefix-len 40 --out " + csv,
+                                     d);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto rows = read_results_csv(csv);
+  ASSERT_EQ(rows.size(), 3u * 3u) << "3 modes x 3 backends";
+  int checked = 0;
+  for (const ResultRow& row : rows) {
+    SCOPED_TRACE(row.case_id + " " + row.backend);
+    if (row.backend == "flashinfer" && row.case_id.rfind("verify/", 0) == 0) {
+      EXPECT_EQ(row.status, RowStatus::skipped) << "a window with verify, as for every windowed model";
+      continue;
+    }
+    ASSERT_EQ(row.status, RowStatus::ok) << row.note;
+    ASSERT_TRUE(row.ref_pass.has_value());
+    EXPECT_TRUE(*row.ref_pass) << row.note;
+    ++checked;
+    const std::string why = row.backend == "flashinfer"
+                                ? "uncapped: SGLang's FlashInfer backend passes logits_soft_cap to forward() only, "
+                                  "not to plan(), where FlashInfer fixes it (the model's 1 is dropped; sglang#33915)"
+                                : "uncapped: SGLang's trtllm_mha passes no logit soft cap to its kernels (the model's "
+                                  "1 is ignored)";
+    EXPECT_NE(row.note.find(why), std::string::npos) << row.note;
+    EXPECT_EQ(row.note.find("not compared"), std::string::npos) << "all uncapped: compared" << row.note;
+    if (row.backend != "flashinfer") {
+      const std::string other = row.backend == "trtllm_mha" ? "trtllm_mha_legacy" : "trtllm_mha";
+      EXPECT_NE(row.bitwise_equal_to.find(other), std::string::npos) << "the same kernels";
+    }
+  }
+  EXPECT_EQ(checked, 8);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     TestsData, RealModelValidate,
     ::testing::Values(ValidateRun{"qwen3-32b/config.json", "qwen3-32b", "--layers 2 --kv-len 100 --prefix-len 40"},
@@ -188,6 +236,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ValidateRun{"gpt-oss-20b/config.json", "gpt-oss-20b", "--layers 2 --kv-len 200 --prefix-len 150"},
                       // 6 layers: the sixth is Gemma's full-attention layer.
                       ValidateRun{"gemma-3-27b.json", "gemma-3-27b", "--layers 6 --kv-len 1100 --prefix-len 1050"},
+                      // Layer 0 windowed (4096), layer 1 global; scale 256**-0.5; its cap 50 dropped by both backends.
+                      ValidateRun{"gemma-2-9b.json", "gemma-2-9b", "--layers 2 --kv-len 4150 --prefix-len 4120"},
                       ValidateRun{"llama-3.1-70b.json", "llama-3.1-70b", "--layers 2 --kv-len 100 --prefix-len 40"}),
     [](const ::testing::TestParamInfo<ValidateRun>& i) {
       std::string n = i.param.name;

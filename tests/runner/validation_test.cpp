@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -58,6 +60,39 @@ TEST(ReferenceLayer, SampledRowsEqualTheFullReferenceRows) {
       }
     }
   }
+}
+
+// The reference takes the model's scale (Gemma-3-27B: 168**-0.5) and, when the backend applies one, its logit cap
+// (Gemma-2): with the other scale, or without the cap, it differs beyond the bf16 tolerance, so a backend that
+// used head_dim**-0.5 or dropped FlashInfer's cap would fail validation.
+TEST(ReferenceLayer, TakesTheModelsScaleAndTheBackendsLogitCap) {
+  const Tolerance tol = tolerance_for(DType::bf16);
+  const auto max_diff = [](const ReferenceLayer& a, const ReferenceLayer& b) {
+    EXPECT_EQ(a.rows, b.rows);
+    double m = 0;
+    for (std::size_t i = 0; i < a.o.size(); ++i) m = std::max(m, std::abs(a.o[i] - b.o[i]));
+    return m;
+  };
+  Case g3 = extend_case(ATTNBENCH_SOURCE_DIR "/tests/data/gemma-3-27b.json", 2, 30, 9);
+  ASSERT_EQ(g3.model.sm_scale(), static_cast<float>(1.0 / std::sqrt(168.0)));
+  const HostBatch h3 = plan_host_batch(g3);
+  const ReferenceLayer scaled = reference_layer(g3, h3, 0, 1e30);
+  Case g3_head_dim = g3;
+  g3_head_dim.model.query_pre_attn_scalar = 0.0;  // 128**-0.5
+  EXPECT_GT(max_diff(scaled, reference_layer(g3_head_dim, h3, 0, 1e30)), 2 * tol.atol);
+  // Without a cap in the model, the backend's choice changes nothing.
+  EXPECT_EQ(max_diff(scaled, reference_layer(g3, h3, 0, 1e30, {}, false)), 0.0);
+
+  Case g2 = extend_case(ATTNBENCH_SOURCE_DIR "/tests/data/gemma-2-9b.json", 2, 30, 9);
+  ASSERT_EQ(g2.model.attn_logit_cap, 50.0f);
+  g2.model.attn_logit_cap = 1.0f;  // a cap that bites on the seeded data (50 moves outputs by < the tolerance)
+  const HostBatch h2 = plan_host_batch(g2);
+  const ReferenceLayer capped = reference_layer(g2, h2, 1, 1e30, {}, true);
+  const ReferenceLayer uncapped = reference_layer(g2, h2, 1, 1e30, {}, false);
+  EXPECT_GT(max_diff(capped, uncapped), 2 * tol.atol);
+  Case g2_none = g2;
+  g2_none.model.attn_logit_cap = 0.0f;
+  EXPECT_EQ(max_diff(uncapped, reference_layer(g2_none, h2, 1, 1e30)), 0.0) << "no cap asked = no cap in the model";
 }
 
 TEST(HashBytes, EqualBytesHashEqualAndAnyChangedByteChangesTheHash) {
