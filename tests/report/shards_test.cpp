@@ -243,7 +243,7 @@ TEST(Merge, RefusesWhatIsNotOneCompleteSweep) {
 }
 
 // The committed two-GPU sweep (results/h200-x2/: torchrun, two H200s) merges, through the command, to the
-// committed merged CSV byte for byte, and to the committed JSON report's rows: the completeness rule
+// committed merged CSV and JSON report byte for byte: the completeness rule
 // (missing_rows_of_case) accepts the real shards, graph rows and the memory-capped skips included.
 TEST(Merge, CommittedTwoGpuShardsMergeToTheCommittedFiles) {
   const std::string dir = std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200-x2/";
@@ -254,10 +254,9 @@ TEST(Merge, CommittedTwoGpuShardsMergeToTheCommittedFiles) {
   std::ostringstream out;
   EXPECT_EQ(run_merge_command(o, out), 0);
   EXPECT_EQ(test::read_file(d.file("merged.csv")), test::read_file(dir + "pr-evidence.csv"));
-  const ResultSet merged = load_result_set(d.file("merged.json")), committed = load_result_set(dir + "pr-evidence.json");
-  ASSERT_EQ(merged.rows.size(), 285u);
-  EXPECT_EQ(merged.rows, committed.rows);
-  EXPECT_EQ(merged.command, committed.command);
+  EXPECT_EQ(test::read_file(d.file("merged.json")), test::read_file(dir + "pr-evidence.json"));
+  const ResultSet merged = load_result_set(d.file("merged.json"));
+  EXPECT_EQ(merged.rows.size(), 285u);
 }
 
 TEST(Merge, CaseIdsHashIsOrdered) {
