@@ -88,6 +88,11 @@ int run_report_command(const ReportOptions& o, std::ostream& out, const BackendC
   if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
   std::vector<ResultSet> peers;
   for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));
+  {  // a peer row twice (two --peers files, or RESULTS' own peer rows and a --peers file): refused, not dropped
+    std::vector<std::pair<std::string, const ResultSet*>> files = {{o.results, &set}};
+    for (std::size_t i = 0; i < peers.size(); ++i) files.emplace_back(o.peers[i], &peers[i]);
+    check_peer_rows_unique(files);
+  }
   write_markdown_report(output.stream(), set, memory ? &*memory : nullptr, set.command, catalog, peers,
                         extras);
   output.finish();

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/table.hpp"
@@ -242,6 +243,20 @@ ResultSet load_peer_set(const std::string& path, const BackendCatalog& catalog) 
                        ") or an SGLang one (_sglang); --peers takes the peer scripts' results");
   }
   return set;
+}
+
+void check_peer_rows_unique(const std::vector<std::pair<std::string, const ResultSet*>>& files) {
+  std::map<std::string, std::size_t> first;  // sample_key -> index in `files`
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    for (const ResultRow& r : files[f].second->rows) {
+      if (!is_peer_backend(r.backend)) continue;
+      const auto [it, fresh] = first.emplace(sample_key(r), f);
+      if (!fresh && it->second != f)
+        throw InputError("--peers: the row " + printable(it->first) + " is in both '" +
+                         printable(files[it->second].first) + "' and '" + printable(files[f].first) +
+                         "': give each peer row once (the report would keep the first and drop the other)");
+    }
+  }
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/backend_catalog.hpp"
@@ -106,6 +107,14 @@ std::pair<std::vector<ResultRow>, std::vector<ResultRow>> split_library_rows(
 // "--peers FILE: ..." when it cannot be read or a row's backend is not a library backend (the message names
 // the catalog's library backends).
 ResultSet load_peer_set(const std::string& path, const BackendCatalog& catalog);
+
+// The peer rows (is_peer_backend) of several files, each (path, set), must not repeat each other: throws
+// InputError "--peers: the row KEY is in both 'A' and 'B' ..." for the first key (sample_key: case, backend,
+// timing; the backend's suffix, _lib or _sglang, says which peer script wrote it) that two files hold. The
+// report pairs each model row with one peer row (compare_peers, compare_sglang: the first wins), so a second
+// one would be dropped without a word. Rows of attnbench's own backends are not looked at; one file's
+// duplicates are refused by its loader (check_unique_keys).
+void check_peer_rows_unique(const std::vector<std::pair<std::string, const ResultSet*>>& files);
 
 // `attnbench compare BASE NEW` (the gate): throws InputError saying to pass --peers when exactly one side
 // holds library rows (a model file against a library file is not a regression). Both sides with library

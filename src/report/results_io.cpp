@@ -43,8 +43,14 @@ const char* row_status_name(RowStatus s) { return enum_name(kRowStatusNames, s);
 std::optional<RowStatus> parse_row_status(std::string_view text) { return enum_from_name(kRowStatusNames, text); }
 std::ostream& operator<<(std::ostream& os, RowStatus s) { return os << row_status_name(s); }
 
+std::optional<bool> ref_pass_as_written(const ResultRow& row) {
+  if (!row.ref_pass || !*row.ref_pass) return row.ref_pass;
+  const auto figure = [](const std::optional<double>& e) { return e && std::isfinite(*e); };
+  return figure(row.ref_max_abs_err) && figure(row.ref_rel_l2_err);
+}
+
 bool row_failed(const ResultRow& row) {
-  return row.status == RowStatus::failed || row.status == RowStatus::oom || (row.ref_pass && !*row.ref_pass);
+  return row.status == RowStatus::failed || row.status == RowStatus::oom || ref_pass_as_written(row) == false;
 }
 
 namespace {
@@ -140,7 +146,8 @@ struct CellWriter {
     if (row.*m) append_number(out, *(row.*m));
   }
   void operator()(std::optional<bool> ResultRow::*m) const {
-    if (row.*m) out += *(row.*m) ? '1' : '0';
+    const std::optional<bool> v = m == &ResultRow::ref_pass ? ref_pass_as_written(row) : row.*m;
+    if (v) out += *v ? '1' : '0';
   }
 };
 
@@ -340,7 +347,8 @@ std::vector<ResultCell> result_row_cells(const ResultRow& row) {
       return row.*m ? ResultCell(*(row.*m)) : ResultCell();
     }
     ResultCell operator()(std::optional<bool> ResultRow::*m) const {
-      return row.*m ? ResultCell(*(row.*m)) : ResultCell();
+      const std::optional<bool> v = m == &ResultRow::ref_pass ? ref_pass_as_written(row) : row.*m;
+      return v ? ResultCell(*v) : ResultCell();
     }
   };
   std::vector<ResultCell> cells;
@@ -500,6 +508,15 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
 std::string result_row_domain_error(const ResultRow& row) {
   for (const Column& c : kColumns)
     if (std::string e = std::visit(DomainCheck{row, c.name}, c.field); !e.empty()) return e;
+  // A pass is a claim with its figures: an ok row with ref_pass 1 has both reference errors. The writer writes a
+  // NaN error empty and, beside it, ref_pass 0 (ref_pass_as_written); an empty error beside a 1 came from
+  // elsewhere, and the peer tables would print it as "pass".
+  if (row.status == RowStatus::ok && row.ref_pass == true)
+    for (const auto& [name, err] : {std::pair{"ref_max_abs_err", &row.ref_max_abs_err}, std::pair{"ref_rel_l2_err", &row.ref_rel_l2_err}})
+      if (!*err)
+        return std::string("ref_pass 1 with ") + name +
+               " empty: a reference pass of an ok row needs both ref_max_abs_err and ref_rel_l2_err (attnbench "
+               "writes ref_pass 0 beside an error that is not a number)";
   // Across columns: an ok row that took samples has a positive median (a gate that meets an ok row without one
   // has no latency to judge and would call it n/a, a pass), and the step statistics are in order. A median
   // outside its own p10-p90 (1e308 between 273 and 318) would otherwise read as "ambiguous": a pass.
@@ -829,6 +846,29 @@ void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& pr
   std::set<std::string> seen;
   for (const ResultRow& r : rows)
     if (!seen.insert(sample_key(r)).second) throw InputError(prefix + ": two rows for " + sample_key(r));
+}
+
+std::vector<std::string> missing_rows_of_case(const std::vector<const ResultRow*>& rows,
+                                              const std::vector<std::string>& backends, bool graphs_due) {
+  std::set<std::pair<std::string, std::string>> have;  // (backend, timing)
+  std::set<std::string> measured;                     // backends whose eager row is not skipped
+  bool extend = false;
+  for (const ResultRow* r : rows) {
+    have.insert({r->backend, r->timing});
+    if (r->timing == "eager" && r->status != RowStatus::skipped) measured.insert(r->backend);
+    extend = extend || r->mode == "extend";
+  }
+  std::vector<std::string> lack;
+  for (const std::string& b : backends) {
+    const bool eager = have.count({b, "eager"}) > 0, graph = have.count({b, "graph"}) > 0;
+    if (!eager && !graph)
+      lack.push_back("no row of " + b);
+    else if (!eager)
+      lack.push_back("no eager row of " + b);
+    else if (graphs_due && !extend && measured.count(b) && !graph)
+      lack.push_back("no graph row of " + b);
+  }
+  return lack;
 }
 
 ResultSet read_results_json(const std::string& path) { return load_json(path, read_results_text(path)); }

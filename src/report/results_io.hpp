@@ -125,7 +125,13 @@ struct ResultRow {
   bool operator==(const ResultRow&) const = default;
 };
 
-// A row that makes a sweep (and a merge of its shards) exit 1: failed, oom, or outside the reference's tolerance.
+// ref_pass as the writers write it (CSV and JSON): a 1 only beside both error figures, ref_max_abs_err and
+// ref_rel_l2_err, present and finite. A NaN or infinite error is written empty, and a pass without its figures
+// is no pass: then 0. Readers refuse an ok row with ref_pass 1 and an empty error (result_row_domain_error).
+std::optional<bool> ref_pass_as_written(const ResultRow& row);
+
+// A row that makes a sweep (and a merge of its shards) exit 1: failed, oom, or outside the reference's tolerance
+// (ref_pass_as_written 0).
 bool row_failed(const ResultRow& row);
 
 // Column names in file order (a static list; the reference stays valid for the program's lifetime).
@@ -153,7 +159,8 @@ bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell);
 //   every real-valued column (lengths, latencies, spread, throughput, bw_fraction, reference errors) finite and
 //   >= 0 when present; every integer byte / length column >= 0 when present, except ctor_driver_delta_bytes
 //   (a difference of two driver readings: free memory can rise while a constructor runs); samples >= 0;
-//   ref_pass 1 / 0 / empty (the parsers already allow nothing else).
+//   ref_pass 1 / 0 / empty (the parsers already allow nothing else), and an ok row with ref_pass 1 has both
+//   ref_max_abs_err and ref_rel_l2_err (a pass without its figures: see ref_pass_as_written).
 // Raw samples (JSON samples_us): every value finite and >= 0.
 
 // What is wrong with `row`, as "COLUMN 'VALUE' is not WHAT" (the first column that breaks a rule, in column
@@ -183,7 +190,9 @@ std::string results_csv_header();
 
 // One data line for `row`, without a line terminator. Doubles in shortest round-trip form, integers plain,
 // std::nullopt as an empty cell, and so is a NaN or an infinity (as the JSON report writes them: null; a row
-// whose output held NaNs has an infinite relative error, which no reader accepts as a number); text quoted (RFC 4180, quotes doubled) only when it holds , " CR or LF.
+// whose output held NaNs has an infinite relative error, which no reader accepts as a number), with ref_pass
+// written as ref_pass_as_written (never 1 beside an empty error); text quoted (RFC 4180, quotes doubled) only
+// when it holds , " CR or LF.
 std::string results_csv_line(const ResultRow& row);
 
 // Writes a results CSV to a file it owns: the header at construction, then one flushed line per write().
@@ -253,6 +262,17 @@ ResultSet read_results_json(const std::string& path);
 
 // Throws InputError `PREFIX: two rows for KEY` when `rows` holds a pairing key (sample_key) twice.
 void check_unique_keys(const std::vector<ResultRow>& rows, const std::string& prefix);
+
+// Which rows a case lacks, by the rule of the runner that wrote them (runner/case_runner.cpp): an eager row of
+// each of `backends`, and, where graph rows are due (`graphs_due`: --timing names graph and the sweep ran on a
+// CUDA device), a graph row beside each eager row that is not skipped, unless the case is extend (want_graph is
+// false for extend). A case skipped whole (the memory cap, or a sticky device error earlier in the sweep) has
+// skipped eager rows only, so none is due there. `rows` are the rows of one case, in any order. One line per
+// backend that lacks a row, in `backends` order: "no row of B", "no eager row of B" (a graph row alone) or
+// "no graph row of B"; empty when the case is complete. The one rule of `merge` (a shard is complete) and of
+// `run --resume` (a case is not run again).
+std::vector<std::string> missing_rows_of_case(const std::vector<const ResultRow*>& rows,
+                                              const std::vector<std::string>& backends, bool graphs_due);
 
 // Reads a results file: ".csv" through read_results_csv, ".json" through read_results_json; any other
 // extension is sniffed ('{' first = JSON). Throws InputError naming `path` for an unreadable or malformed

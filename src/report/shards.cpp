@@ -241,10 +241,8 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
     throw InputError("merge: the shards' cases do not add up to the sweep's case list (" + std::string(kSweepCaseIdsHashKey) +
                      " differs): were the shards written by this attnbench, with one command?");
 
-  // Every row one of its shard's cases; every case an eager row of each backend, and a graph row beside each
-  // eager row that is not skipped where the runner writes one (case_runner.cpp: --timing names graph, a CUDA
-  // device, not extend; a case skipped whole, by the memory cap or after a sticky device error, has eager rows
-  // only).
+  // Every row one of its shard's cases; every case with the rows the runner writes (missing_rows_of_case,
+  // results_io.hpp), graph rows due where --timing names graph and the shard ran on a GPU (gpu_name).
   std::vector<std::string> backends;
   bool graph_timing = false;
   const auto split = [](const std::string& v) {
@@ -279,23 +277,8 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
     int incomplete = 0;
     std::string example;
     for (const auto& [id, i] : mine) {
-      std::set<std::pair<std::string, std::string>> have;  // (backend, timing)
-      std::set<std::string> measured;                     // backends whose eager row is not skipped
-      bool extend = false;
-      for (const ResultRow* r : rows_of[i]) {
-        have.insert({r->backend, r->timing});
-        if (r->timing == "eager" && r->status != RowStatus::skipped) measured.insert(r->backend);
-        extend = extend || r->mode == "extend";
-      }
-      for (const std::string& b : backends) {
-        std::string lack;
-        if (!have.count({b, "eager"}) && !have.count({b, "graph"})) lack = "no row of " + b;
-        else if (!have.count({b, "eager"})) lack = "no eager row of " + b;
-        else if (graphs && !extend && measured.count(b) && !have.count({b, "graph"})) lack = "no graph row of " + b;
-        if (lack.empty()) continue;
-        if (incomplete++ == 0) example = id + " has " + lack;
-        break;
-      }
+      const std::vector<std::string> lack = missing_rows_of_case(rows_of[i], backends, graphs);
+      if (!lack.empty() && incomplete++ == 0) example = id + " has " + lack.front();
     }
     if (incomplete > 0)
       throw InputError("merge: " + s->name() + " is incomplete: " + std::to_string(incomplete) + " of its " +

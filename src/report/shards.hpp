@@ -51,8 +51,10 @@ struct MergeOptions {
 // (plus merged_shards and merged_devices), the command without --shard. Checks, each an InputError naming the
 // file(s) at fault: every input a shard report; one shard count; every index 0..N-1 exactly once; equal
 // options fingerprints (saying which options differ), git commits, SGLang versions and case lists; every case
-// of the sweep assigned to exactly one shard; every row of a shard one of its cases; every case with a row of
-// each backend of the sweep (else the shard is incomplete: interrupted, to be continued with --resume).
+// of the sweep assigned to exactly one shard; every row of a shard one of its cases; every case with the rows
+// the runner writes (missing_rows_of_case: an eager row of each backend of the sweep, a graph row beside each
+// eager row not skipped where graph rows are due; else the shard is incomplete: interrupted, to be continued
+// with --resume, which uses the same rule).
 // `warnings` gets what is allowed but worth knowing (shards on different GPU models or drivers).
 ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>& shards,
                            std::vector<std::string>& warnings);

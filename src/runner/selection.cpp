@@ -26,27 +26,12 @@ std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan) {
 
 ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
                         std::vector<ResultRow> previous, bool graph_rows) {
-  std::map<std::string, std::set<std::string>> have;  // case id -> backends with a row
-  // case id -> backends whose eager row is not skipped and that have no graph row; extend cases have none
-  std::map<std::string, std::set<std::string>> graph_missing;
-  std::set<std::string> extend, with_graph;  // case ids; "case|backend" with a graph row
-  for (const ResultRow& r : previous) {
-    have[r.case_id].insert(r.backend);
-    if (r.mode == "extend") extend.insert(r.case_id);
-    if (r.timing == "graph") with_graph.insert(r.case_id + "|" + r.backend);
-  }
-  if (graph_rows)  // the rule of merge (report/shards.cpp), from case_runner.cpp's want_graph
-    for (const ResultRow& r : previous)
-      if (r.timing == "eager" && r.status != RowStatus::skipped && !with_graph.count(r.case_id + "|" + r.backend))
-        graph_missing[r.case_id].insert(r.backend);
-  auto complete = [&](const std::string& id) {
-    auto it = have.find(id);
-    if (it == have.end()) return false;
-    for (const auto& b : backends)
-      if (!it->second.count(b)) return false;
-    const auto g = graph_missing.find(id);
-    return extend.count(id) || g == graph_missing.end() || g->second.empty();
-  };
+  std::map<std::string, std::vector<const ResultRow*>> rows_of;  // case id -> its rows
+  for (const ResultRow& r : previous) rows_of[r.case_id].push_back(&r);
+  std::set<std::string> done;  // case ids with every row the runner writes (merge's rule, one function)
+  for (const auto& [id, rows] : rows_of)
+    if (missing_rows_of_case(rows, backends, graph_rows).empty()) done.insert(id);
+  const auto complete = [&](const std::string& id) { return done.count(id) > 0; };
   ResumePoint out;
   const std::size_t before = cases.size();
   std::erase_if(cases, [&](const Case& c) { return complete(c.id); });

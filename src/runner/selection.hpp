@@ -19,14 +19,14 @@ std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan);
 struct ResumePoint {
   std::vector<Case> cases;       // still to run, in order
   std::vector<ResultRow> kept;   // rows of `previous` that stay: those of complete cases, in file order
-  std::size_t cases_done = 0;    // cases not run again: `previous` holds a row of every backend for them
+  std::size_t cases_done = 0;    // cases not run again: `previous` holds every row the runner writes for them
   bool dropped_partial = false;  // `previous` held rows of a case cut off half-way: they are not kept
 };
 
-// --resume: a case is complete when `previous` (the rows already in --out) holds a row for each of
-// `backends` and, with `graph_rows` (--timing names graph on a CUDA device), a graph row beside each eager row
-// that is not skipped, unless the case is extend (merge's rule, report/shards.cpp); complete cases are not run
-// again, and a partial case runs again whole.
+// --resume: a case is complete when `previous` (the rows already in --out) lacks none of its rows by
+// missing_rows_of_case (report/results_io.hpp, merge's rule too): an eager row of each of `backends` and, with
+// `graph_rows` (--timing names graph on a CUDA device), a graph row beside each eager row that is not skipped,
+// unless the case is extend; complete cases are not run again, and a partial case runs again whole.
 ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
                         std::vector<ResultRow> previous, bool graph_rows = false);
 

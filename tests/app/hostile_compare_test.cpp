@@ -296,6 +296,25 @@ std::vector<Case> cases() {
   v.push_back({"evidence", "compare --peers: unknown library status",
                file("lib.csv", csv_with("status", "crashed", "_lib")),
                "compare --peers {D}/base.csv {D}/lib.csv", 2, {"{D}/lib.csv", "status 'crashed'"}});
+  // ref_pass 1 beside empty reference errors (attnbench writes ref_pass 0 there): a "pass" without its figures.
+  const auto pass_without_errors = [](const std::string& suffix) {
+    const std::vector<ResultRow> rows = good_rows(suffix);
+    std::string t = results_csv_header() + "\n" +
+                    with_cell(with_cell(results_csv_line(rows[0]), "ref_max_abs_err", ""), "ref_rel_l2_err", "") + "\n";
+    for (std::size_t i = 1; i < rows.size(); ++i) t += results_csv_line(rows[i]) + "\n";
+    return t;
+  };
+  v.push_back({"evidence", "report --peers: ref_pass 1 with empty errors", file("lib.csv", pass_without_errors("_lib")),
+               "report {D}/base.csv --peers {D}/lib.csv", 2,
+               {"--peers", "{D}/lib.csv line 2", "ref_pass 1 with ref_max_abs_err empty"}});
+  v.push_back({"evidence", "compare --peers: ref_pass 1 with empty errors", file("lib.csv", pass_without_errors("_lib")),
+               "compare --peers {D}/base.csv {D}/lib.csv", 2, {"{D}/lib.csv line 2", "ref_pass 1 with ref_max_abs_err empty"}});
+  v.push_back({"evidence", "compare: NEW ref_pass 1 with empty errors", file("new.csv", pass_without_errors("")),
+               "compare {D}/base.csv {D}/new.csv", 2, {"{D}/new.csv line 2", "ref_pass 1 with ref_max_abs_err empty"}});
+  // The same peer row in two --peers files: refused naming both, not one of them dropped.
+  v.push_back({"evidence", "report --peers: a library row in two files", file("lib2.csv", csv_text(good_rows("_lib"))),
+               "report {D}/base.csv --peers {D}/lib.csv --peers {D}/lib2.csv", 2,
+               {"--peers: the row " + std::string(test::kTinyDecode) + "|flashinfer_lib|eager is in both '{D}/lib.csv' and '{D}/lib2.csv'"}});
 
   // -- inputs: no command writes over one of its inputs.
   const auto hardlink = [](const std::string& target, const std::string& name) {

@@ -219,6 +219,17 @@ class Errors(unittest.TestCase):
     def test_no_elements_is_not_a_pass(self):
         self.assertFalse(pf.ErrorStats().passed())
 
+    def test_a_nan_error_is_not_a_pass(self):
+        # A NaN reference element: |got - ref| is NaN, no tolerance test fails, and the errors are written empty.
+        s = pf.ErrorStats()
+        s.add(1.0, 1.0, 0.01, 0.01)
+        s.add(1.0, float("nan"), 0.01, 0.01)
+        self.assertEqual(s.mismatches, 0)
+        self.assertTrue(math.isnan(s.rel_l2()))
+        self.assertFalse(s.passed())
+        s = pf.ErrorStats(max_abs=float("nan"), elements=1)  # as check() sets it from a tensor max
+        self.assertFalse(s.passed())
+
 
 class BadInput(TempDir):
     def run_main(self, *args):

@@ -400,6 +400,43 @@ TEST(PeersLoad, PeerFilesMustHoldLibraryRowsOnly) {
   EXPECT_THROW(load_peer_set(d.file("missing.json"), kCatalog), InputError);
 }
 
+// A peer row (library *_lib or SGLang *_sglang) of one (case, backend, timing) in two files is refused, naming
+// both; the model's own rows may repeat (RESULTS against itself is no peer duplicate), and one file's rows are
+// its loader's business.
+TEST(PeersLoad, APeerRowInTwoFilesIsRefusedNamingBoth) {
+  const ResultSet lib = library_set(), model = model_set();
+  ResultSet sglang;
+  sglang.rows = {row(kCaseA, "trtllm_mha_sglang", "eager", 20, 300)};
+  ResultSet other = library_set();
+  for (ResultRow& r : other.rows) r.timing = "graph";  // the same cases and backends, another timing
+  EXPECT_NO_THROW(check_peer_rows_unique({{"model.json", &model}, {"lib.json", &lib}, {"sglang.json", &sglang},
+                                          {"graph.json", &other}}));
+  EXPECT_NO_THROW(check_peer_rows_unique({{"a.json", &model}, {"b.json", &model}}));
+  const auto error = [](const std::vector<std::pair<std::string, const ResultSet*>>& files) {
+    try {
+      check_peer_rows_unique(files);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no InputError");
+  };
+  const std::string key = std::string(kCaseA) + "|flashinfer_lib|eager";
+  EXPECT_EQ(error({{"model.json", &model}, {"lib.json", &lib}, {"sglang.json", &sglang}, {"again.json", &lib}}),
+            "--peers: the row " + key + " is in both 'lib.json' and 'again.json': give each peer row once (the "
+            "report would keep the first and drop the other)");
+  // SGLang's rows too (compare_sglang kept the first silently).
+  EXPECT_EQ(error({{"s1.json", &sglang}, {"s2.json", &sglang}}),
+            "--peers: the row " + std::string(kCaseA) +
+                "|trtllm_mha_sglang|eager is in both 's1.json' and 's2.json': give each peer row once (the report "
+                "would keep the first and drop the other)");
+  // RESULTS (a merged file with library rows of its own) and a --peers file.
+  ResultSet merged = model;
+  merged.rows.push_back(lib.rows[1]);
+  EXPECT_EQ(error({{"merged.json", &merged}, {"lib.json", &lib}}),
+            "--peers: the row " + std::string(kCaseA) + "|trtllm_lib|eager is in both 'merged.json' and 'lib.json': "
+            "give each peer row once (the report would keep the first and drop the other)");
+}
+
 TEST(PeersMode, CompareRefusesLibraryRowsOnOneSideWithoutPeersAndWrongSidesWithIt) {
   const ResultSet m = model_set(), l = library_set();
   ResultSet merged = m;
@@ -510,18 +547,27 @@ TEST(PeersCli, ReportWithPeersAddsTheSectionAndRefusesModelFiles) {
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_FALSE(has(plain.out, "Model vs library")) << plain.out;
 
-  // --peers takes one file each time, before or after RESULTS.
-  const auto with = run_attnbench("report --peers " + f.lib + " " + f.model + " --peers " + f.lib_h100, f.d);
+  // --peers takes one file each time, before or after RESULTS; the files hold different rows.
+  ResultSet other = library_set();
+  for (ResultRow& r : other.rows) r.case_id = kCaseB;
+  const std::string lib_b = f.d.file("lib-b.json");
+  write_results_json(lib_b, {{"gpu_name", "NVIDIA H100"}}, "bench_libraries.py", other.rows);
+  const auto with = run_attnbench("report --peers " + f.lib + " " + f.model + " --peers " + lib_b, f.d);
   ASSERT_EQ(with.exit_code, 0) << with.err;
   EXPECT_TRUE(has(with.out, "## Model vs library")) << with.out;
   EXPECT_EQ(with.out.substr(0, plain.out.size()), plain.out);
   EXPECT_TRUE(
       has(with.out, "Library environments: FlashInfer 0.2.14, torch 2.8.0, NVIDIA H200; NVIDIA H100."))
       << with.out;
-  // The same rows twice (two --peers files): the first is used, and the section says so.
-  EXPECT_TRUE(has(with.out, "> two library rows for " + std::string(kCaseA) +
-                                "\\|flashinfer_lib\\|eager: the first is used"))
-      << with.out;
+  EXPECT_FALSE(has(with.out, "two library rows")) << with.out;
+  // The same rows in two --peers files: refused, naming both files (the report would keep one and drop the
+  // other without a word).
+  const auto twice = run_attnbench("report --peers " + f.lib + " " + f.model + " --peers " + f.lib_h100, f.d);
+  EXPECT_EQ(twice.exit_code, 2) << twice.out;
+  EXPECT_EQ(twice.err, "attnbench: error: --peers: the row " + std::string(kCaseA) + "|flashinfer_lib|eager is in both '" +
+                           f.lib + "' and '" + f.lib_h100 +
+                           "': give each peer row once (the report would keep the first and drop the other)\n");
+  EXPECT_TRUE(twice.out.empty()) << twice.out;
 
   const auto bad = run_attnbench("report " + f.model + " --peers " + f.model, f.d);
   EXPECT_EQ(bad.exit_code, 2) << bad.out;

@@ -3,11 +3,13 @@
 // rows, exact bytes, read back with every column, the raw samples and the ledger, and its reader's errors.
 #include "report/results_io.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <functional>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "report/markdown.hpp"
 #include "support/errors.hpp"
 #include "support/golden.hpp"
 #include "support/result_rows.hpp"
@@ -233,7 +236,102 @@ TEST_F(ResultsCsvFiles, NonFiniteErrorsAreWrittenEmpty) {
   EXPECT_FALSE(read[0].ref_max_abs_err.has_value());
   EXPECT_FALSE(read[0].ref_rel_l2_err.has_value());
   EXPECT_FALSE(read[0].ref_mismatch_frac.has_value());
-  EXPECT_EQ(read[0].ref_pass, std::optional<bool>(true));
+  // The row said pass; beside an error that is not a number that is no pass: written 0, in both formats.
+  EXPECT_EQ(read[0].ref_pass, std::optional<bool>(false));
+  EXPECT_TRUE(row_failed(read[0]));
+  const std::string j = path("nan.json");
+  write_results_json(j, {}, "cmd", {r});
+  EXPECT_EQ(load_result_set(j).rows.at(0).ref_pass, std::optional<bool>(false));
+}
+
+// ref_pass as written: a 1 only beside both error figures, finite; 0 and empty stay what they are.
+TEST(ResultsRefPass, APassNeedsBothErrorFigures) {
+  ResultRow r = full_row();
+  ASSERT_EQ(r.ref_pass, std::optional<bool>(true));
+  EXPECT_EQ(ref_pass_as_written(r), std::optional<bool>(true));
+  EXPECT_FALSE(row_failed(r));
+  for (const auto member : {&ResultRow::ref_max_abs_err, &ResultRow::ref_rel_l2_err}) {
+    for (const std::optional<double> bad : {std::optional<double>(std::numeric_limits<double>::quiet_NaN()),
+                                            std::optional<double>(std::numeric_limits<double>::infinity()),
+                                            std::optional<double>()}) {
+      ResultRow x = full_row();
+      x.*member = bad;
+      EXPECT_EQ(ref_pass_as_written(x), std::optional<bool>(false));
+      EXPECT_TRUE(row_failed(x));
+      // Both writers: the CSV line (read back) and the typed cells the JSON report is written from.
+      test::TempDir d;
+      test::write_file(d.file("x.csv"), results_csv_header() + "\n" + results_csv_line(x) + "\n");
+      EXPECT_EQ(read_results_csv(d.file("x.csv")).at(0).ref_pass, std::optional<bool>(false));
+      const auto& cols = results_csv_columns();
+      const auto at = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), "ref_pass") - cols.begin());
+      ASSERT_LT(at, cols.size());
+      const ResultCell cell = result_row_cells(x).at(at);
+      ASSERT_TRUE(std::holds_alternative<bool>(cell));
+      EXPECT_FALSE(std::get<bool>(cell));
+    }
+  }
+  ResultRow zero = full_row();
+  zero.ref_pass = false;
+  zero.ref_max_abs_err.reset();
+  EXPECT_EQ(ref_pass_as_written(zero), std::optional<bool>(false));
+  zero.ref_pass.reset();
+  EXPECT_EQ(ref_pass_as_written(zero), std::nullopt);
+  EXPECT_FALSE(row_failed(zero));
+}
+
+// A file that says ref_pass 1 beside an empty error (not attnbench's writer: it writes 0 there) is bad input,
+// named by file and line: the peer tables would otherwise print it as a pass. Only on ok rows; a 0 beside an
+// empty error, or a 1 on a row that did not finish, is read as before.
+TEST_F(ResultsCsvFiles, APassWithoutItsErrorFiguresIsRefused) {
+  const std::string h = std::string(kGoldenHeader) + "\n";
+  const std::string good = results_csv_line(full_row());
+  const auto with = [&](std::vector<std::pair<std::string, std::string>> cells) {
+    std::vector<std::string> c;
+    std::stringstream ss(good);
+    for (std::string x; std::getline(ss, x, ',');) c.push_back(x);
+    const auto& cols = results_csv_columns();
+    for (std::size_t k = 0; k < cols.size(); ++k)
+      for (const auto& [col, v] : cells)
+        if (cols[k] == col) c[k] = v;
+    std::string line;
+    for (const std::string& x : c) line += (line.empty() ? "" : ",") + x;
+    return line;
+  };
+  const std::string both = write_file("both.csv", h + good + "\n" + with({{"ref_max_abs_err", ""}, {"ref_rel_l2_err", ""}}) + "\n");
+  EXPECT_EQ(read_error(both), "results " + both +
+                                  " line 3: ref_pass 1 with ref_max_abs_err empty: a reference pass of an ok row needs "
+                                  "both ref_max_abs_err and ref_rel_l2_err (attnbench writes ref_pass 0 beside an "
+                                  "error that is not a number)");
+  const std::string rel = write_file("rel.csv", h + with({{"ref_rel_l2_err", ""}}) + "\n");
+  EXPECT_THAT(read_error(rel), ::testing::HasSubstr("results " + rel + " line 2: ref_pass 1 with ref_rel_l2_err empty"));
+  try {  // load_result_set (compare, report, --peers) refuses it the same way
+    load_result_set(rel);
+    ADD_FAILURE() << "accepted by load_result_set";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), read_error(rel));
+  }
+  // What stays readable: ref_pass 0 or empty beside empty errors; a failed row that kept its ref_pass 1.
+  const std::string zero = write_file("zero.csv", h + with({{"ref_max_abs_err", ""}, {"ref_rel_l2_err", ""}, {"ref_pass", "0"}, {"backend", "a"}}) + "\n" +
+                                                  with({{"ref_max_abs_err", ""}, {"ref_rel_l2_err", ""}, {"ref_pass", ""}, {"backend", "b"}}) + "\n" +
+                                                  with({{"ref_max_abs_err", ""}, {"ref_rel_l2_err", ""}, {"status", "failed"}, {"backend", "c"}}) + "\n");
+  const std::vector<ResultRow> read = read_results_csv(zero);
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[0].ref_pass, std::optional<bool>(false));
+  EXPECT_FALSE(read[1].ref_pass.has_value());
+  EXPECT_EQ(read[2].ref_pass, std::optional<bool>(true));
+  // The JSON report: the same rule, naming the row.
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {}, "cmd", {full_row()});
+  auto j = nlohmann::json::parse(test::read_file(d.file("r.json")));
+  j["rows"][0]["ref_max_abs_err"] = nullptr;
+  test::write_file(d.file("null.json"), j.dump());
+  try {
+    load_result_set(d.file("null.json"));
+    ADD_FAILURE() << "null error beside ref_pass true accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(std::string(e.what()),
+                ::testing::StartsWith("results " + d.file("null.json") + ": row 0: ref_pass 1 with ref_max_abs_err empty"));
+  }
 }
 
 // Every column's domain: the first offending column is named with its value and what it should be.
@@ -449,6 +547,8 @@ TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
   a.note = "with, \"quotes\"";
   a.seed = 7;
   a.step_median_us = 12.5;
+  a.ref_max_abs_err = 0.001;  // a pass is written 1 beside its figures only
+  a.ref_rel_l2_err = 0.002;
   a.ref_pass = true;
   a.ctor_device_bytes = 537919492;
   ResultRow b = a;
@@ -783,6 +883,87 @@ TEST(ResultsJsonGolden, ExactBytes) {
   write_results_json(d.file("r.json"), {{"gpu_name", "NVIDIA H200"}, {"driver_version", "13.0"}},
                      "attnbench run --x", {report_row("trtllm_mha"), report_row("flashinfer")});
   test::expect_golden("results.json", test::read_file(d.file("r.json")));
+}
+
+// The one rule of merge (a shard is complete) and --resume (a case is not run again): which rows a case lacks.
+TEST(CaseRows, MissingRowsOfACase) {
+  const std::vector<std::string> backends = {"flashinfer", "trtllm_mha"};
+  const auto row = [](const std::string& backend, const std::string& timing, RowStatus status = RowStatus::ok,
+                      const std::string& mode = "decode") {
+    ResultRow r;
+    r.case_id = mode + "/tiny/b=1";
+    r.backend = backend;
+    r.timing = timing;
+    r.status = status;
+    r.mode = mode;
+    return r;
+  };
+  const auto missing = [&](const std::vector<ResultRow>& rows, bool graphs_due) {
+    std::vector<const ResultRow*> p;
+    for (const ResultRow& r : rows) p.push_back(&r);
+    return missing_rows_of_case(p, backends, graphs_due);
+  };
+  using Lack = std::vector<std::string>;
+  const ResultRow fe = row("flashinfer", "eager"), fg = row("flashinfer", "graph");
+  const ResultRow te = row("trtllm_mha", "eager"), tg = row("trtllm_mha", "graph");
+  EXPECT_EQ(missing({fe, fg, te, tg}, true), Lack{});
+  EXPECT_EQ(missing({tg, te, fg, fe}, true), Lack{}) << "any order";
+  // An eager row missing: no row of the backend at all, or its graph row alone.
+  EXPECT_EQ(missing({fe, fg}, true), Lack{"no row of trtllm_mha"});
+  EXPECT_EQ(missing({}, true), (Lack{"no row of flashinfer", "no row of trtllm_mha"}));
+  EXPECT_EQ(missing({fe, fg, tg}, true), Lack{"no eager row of trtllm_mha"});
+  EXPECT_EQ(missing({fe, tg}, false), Lack{"no eager row of trtllm_mha"}) << "eager rows are due without graphs";
+  // A graph row missing beside an eager row that ran (ok, or failed / oom: the runner writes the graph row of a
+  // failed backend too, case_runner.cpp fail_all).
+  EXPECT_EQ(missing({fe, fg, te}, true), Lack{"no graph row of trtllm_mha"});
+  EXPECT_EQ(missing({fe, te}, true), (Lack{"no graph row of flashinfer", "no graph row of trtllm_mha"}));
+  EXPECT_EQ(missing({fe, fg, row("trtllm_mha", "eager", RowStatus::failed)}, true), Lack{"no graph row of trtllm_mha"});
+  EXPECT_EQ(missing({fe, fg, row("trtllm_mha", "eager", RowStatus::oom)}, true), Lack{"no graph row of trtllm_mha"});
+  // A skipped eager row needs no graph row (a case skipped whole by the memory cap or after a sticky device
+  // error has eager rows only).
+  EXPECT_EQ(missing({fe, fg, row("trtllm_mha", "eager", RowStatus::skipped)}, true), Lack{});
+  EXPECT_EQ(missing({row("flashinfer", "eager", RowStatus::skipped), row("trtllm_mha", "eager", RowStatus::skipped)}, true),
+            Lack{});
+  // An extend case has no graph rows (want_graph is false for extend).
+  EXPECT_EQ(missing({row("flashinfer", "eager", RowStatus::ok, "extend"), row("trtllm_mha", "eager", RowStatus::ok, "extend")}, true),
+            Lack{});
+  EXPECT_EQ(missing({row("flashinfer", "eager", RowStatus::ok, "extend")}, true), Lack{"no row of trtllm_mha"});
+  // Graphs not due (eager timing only, or a CPU sweep): eager rows are enough.
+  EXPECT_EQ(missing({fe, te}, false), Lack{});
+  EXPECT_EQ(missing({fe, fg, te}, false), Lack{});
+  // Rows of a backend the sweep did not ask for change nothing.
+  EXPECT_EQ(missing({fe, fg, te, tg, row("triton", "eager")}, true), Lack{});
+}
+
+// Every results file committed under results/ (a CSV whose header starts with schema_version, a JSON report of
+// schema attnbench.results) loads with every rule of the readers, and every memory report with its reader:
+// a rule added to the readers must not make the project's own evidence unreadable.
+TEST(ResultsLoad, EveryCommittedResultsFileLoads) {
+  const std::filesystem::path root = std::filesystem::path(ATTNBENCH_SOURCE_DIR) / "results";
+  int csv = 0, json = 0, memory = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    const std::string p = e.path().string(), ext = e.path().extension().string();
+    const std::string text = ext == ".csv" || ext == ".json" ? test::read_file(p) : std::string();
+    try {
+      if (ext == ".csv" && text.rfind("schema_version,", 0) == 0) {
+        EXPECT_FALSE(load_result_set(p).rows.empty()) << p;
+        ++csv;
+      } else if (ext == ".json" && text.find("\"attnbench.results\"") != std::string::npos) {
+        EXPECT_FALSE(load_result_set(p).rows.empty()) << p;
+        ++json;
+      } else if (ext == ".json" && text.find("\"attnbench.memory\"") != std::string::npos) {
+        EXPECT_FALSE(load_memory_report_json(p).backends.empty()) << p;
+        ++memory;
+      }
+    } catch (const std::exception& x) {
+      ADD_FAILURE() << p << ": " << x.what();
+    }
+  }
+  // As many as on 2026-12-01 at least (53 results CSVs, 29 results JSON reports, 3 memory reports).
+  EXPECT_GE(csv, 53);
+  EXPECT_GE(json, 29);
+  EXPECT_GE(memory, 3);
 }
 
 }  // namespace

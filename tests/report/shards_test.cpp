@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/errors.hpp"
+#include "support/test_util.hpp"
 #include "runner/shard.hpp"
 
 namespace attnbench {
@@ -238,6 +240,23 @@ TEST(Merge, RefusesWhatIsNotOneCompleteSweep) {
     EXPECT_THAT(e, HasSubstr("merge")) << e;
     for (const std::string& s : b.says) EXPECT_THAT(e, HasSubstr(s));
   }
+}
+
+// The committed two-GPU sweep (results/h200-x2/: torchrun, two H200s) merges, through the command, to the
+// committed merged CSV and JSON report byte for byte: the completeness rule
+// (missing_rows_of_case) accepts the real shards, graph rows and the memory-capped skips included.
+TEST(Merge, CommittedTwoGpuShardsMergeToTheCommittedFiles) {
+  const std::string dir = std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200-x2/";
+  test::TempDir d;
+  MergeOptions o;
+  o.shards = {dir + "pr-evidence.rank1-of-2.json", dir + "pr-evidence.rank0-of-2.csv"};
+  o.out = d.file("merged.csv");
+  std::ostringstream out;
+  EXPECT_EQ(run_merge_command(o, out), 0);
+  EXPECT_EQ(test::read_file(d.file("merged.csv")), test::read_file(dir + "pr-evidence.csv"));
+  EXPECT_EQ(test::read_file(d.file("merged.json")), test::read_file(dir + "pr-evidence.json"));
+  const ResultSet merged = load_result_set(d.file("merged.json"));
+  EXPECT_EQ(merged.rows.size(), 285u);
 }
 
 TEST(Merge, CaseIdsHashIsOrdered) {

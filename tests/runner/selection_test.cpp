@@ -28,6 +28,7 @@ ResultRow row(const std::string& case_id, const std::string& backend) {
   ResultRow r;
   r.case_id = case_id;
   r.backend = backend;
+  r.timing = "eager";
   return r;
 }
 
