@@ -51,6 +51,7 @@
 #include "kernels/cuda/fp8.cuh"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/params.hpp"
@@ -193,15 +194,9 @@ void launch_generic(const PrefillArgs& a, int max_q_len, int batch_size, cudaStr
 // ---------------------------------------------------------------------------------------------------------
 // Tensor-core kernel.
 
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// 16-byte global -> shared copy; !valid writes 16 zero bytes (src is not read).
-__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
-               : "memory");
-}
+using cuda_detail::cp_async_16;  // kernels/cuda/device_ops.cuh
+using cuda_detail::pack2;
+using cuda_detail::smem_addr;
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -236,17 +231,6 @@ __device__ __forceinline__ void mma16816(float (&c)[4], const std::uint32_t (&a)
   }
 }
 
-// Two floats -> one 32-bit register of two T (lo in the low half), round to nearest.
-template <typename T>
-__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  }
-}
 
 __device__ __forceinline__ float fast_exp2(float x) {
   float y;

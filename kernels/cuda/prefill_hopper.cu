@@ -54,6 +54,7 @@
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/cuda/wgmma_ops.cuh"
@@ -113,15 +114,11 @@ __device__ __forceinline__ std::uint32_t swz(int row, int c, int rows) {
   return static_cast<std::uint32_t>((c >> 3) * rows * 128 + row * 128 + (((c & 7) ^ (row & 7)) << 4));
 }
 
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+using cuda_detail::cp_async_16;  // kernels/cuda/device_ops.cuh
+using cuda_detail::pack2;
+using cuda_detail::smem_addr;
 
 #ifdef ATTNBENCH_HOPPER_DEVICE
-__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
-               : "memory");
-}
 __device__ __forceinline__ void cp_async_commit_wait_all() {
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
@@ -197,17 +194,6 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const std::uint32_t 
     if constexpr (N == 64) wgmma_rs_m64n64k16_f16(d, a, db);
     else if constexpr (N == 128) wgmma_rs_m64n128k16_f16(d, a, db);
     else wgmma_rs_m64n256k16_f16(d, a, db);
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
   }
 }
 
