@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Profiles of attnbench's decode and prefill kernels on the H200 under ncu (--clock-control none: the clocks the
+# timings ran at), one case per report, plus a few validate runs. Logs under $OUT.
+# Usage (repository root on the device): scripts/h200_ncu.sh
+# Environment: OUT (required), STEPS (default "build decode prefill validate"), P (default .carry/prefix; when
+# missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: 2.5 MB instead of 15).
+set -uo pipefail
+OUT="${OUT:?OUT must name the output folder}"
+mkdir -p "$OUT"
+if [ ! -d .carry/prefix ] && [ -f .carry/pfx/prefix.tgz ]; then tar -C .carry -xzf .carry/pfx/prefix.tgz; fi
+P="${P:-$PWD/.carry/prefix}"
+export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+steps="${STEPS:-build decode prefill validate}"
+has() { [[ " $steps " == *" $1 "* ]]; }
+t0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+ab=build-h200/attnbench
+if has build; then
+  stamp build
+  STAGES=build P="$P" OUT="$OUT/build" scripts/hopper_device_check.sh >/dev/null 2>&1 || { tail -30 "$OUT/build/build.log"; exit 1; }
+fi
+"$ab" env > "$OUT/env.txt" 2>&1
+SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+ --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis --section InstructionStats"
+# prof NAME KERNEL_REGEX SKIP COUNT attnbench-run-args...
+prof() {
+  local name=$1 kre=$2 skip=$3 count=$4; shift 4
+  timeout 120 ncu --clock-control none -k "regex:$kre" --launch-skip "$skip" --launch-count "$count" $SECTIONS \
+    "$ab" run --device cuda --timing eager --warmup 0 --min-samples 1 --max-samples 2 --out "$OUT/$name.csv" "$@" \
+    > "$OUT/ncu-$name.txt" 2>&1
+  echo "$name rc=$? $(grep -E '^ +(DRAM Throughput|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Achieved Occupancy)' "$OUT/ncu-$name.txt" | awk '{print $1,$2,$NF}' | tr '\n' ' ')"
+}
+if has decode; then
+  stamp "ncu decode"
+  L="--model llama-3.1-8b --mode decode --page-size 64"
+  prof fp8-b256-kv1k decode_mma 0 1 $L --layers 1 --batch 256 --kv-len 1024 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
+  prof fp8-b16-kv16k decode_mma 0 1 $L --layers 1 --batch 16 --kv-len 16384 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
+  prof fp8-b64-kv4k-fi decode_mma 0 1 $L --layers 1 --batch 64 --kv-len 4096 --kv-cache-dtype fp8_e4m3 --backend flashinfer
+  prof fp8-b64-kv4k-trt decode_mma 0 1 $L --layers 1 --batch 64 --kv-len 4096 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
+  prof bf16-b64-kv4k decode_mma 0 1 $L --layers 1 --batch 64 --kv-len 4096 --backend trtllm_mha
+  # Gemma-3-12B: layer 5 is the global one (sliding pattern 6); six launches, the 6th the global layer.
+  prof gemma-b16-kv16k decode_mma 0 6 --model gemma-3-12b --mode decode --page-size 64 --layers 6 --batch 16 --kv-len 16384 --backend trtllm_mha
+  prof gemma-b64-kv4k decode_mma 0 6 --model gemma-3-12b --mode decode --page-size 64 --layers 6 --batch 64 --kv-len 4096 --backend trtllm_mha
+fi
+if has prefill; then
+  stamp "ncu prefill"
+  prof llama-ext-b4 prefill 0 1 --model llama-3.1-8b --mode extend --layers 1 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
+  prof gemma-ext-b4 prefill 0 6 --model gemma-3-12b --mode extend --layers 6 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
+fi
+if has validate; then
+  stamp validate
+  for m in tests/data/gemma-2-9b.json tests/data/gemma-3-27b.json; do
+    n=$(basename "$m" .json)
+    timeout 90 "$ab" validate --model "$m" --mode decode,extend,verify --backend all --batch 2 --extend-len 16 \
+      --draft-tokens 3 --page-size 16 --layers 2 --kv-len 4150 --prefix-len 4120 --device cuda \
+      --out "$OUT/validate-$n.csv" > "$OUT/validate-$n.txt" 2>&1
+    echo "validate $n rc=$? $(tail -n 1 "$OUT/validate-$n.txt")"
+  done
+fi
+stamp done
+cd "$OUT" && tar -czf ../ncu-all.tgz . && mv ../ncu-all.tgz . && ls -la
