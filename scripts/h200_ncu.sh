@@ -58,4 +58,5 @@ if has validate; then
   done
 fi
 stamp done
-cd "$OUT" && tar -czf ../ncu-all.tgz . && mv ../ncu-all.tgz . && ls -la
+# Only a few files come back from a device call: everything goes into one archive.
+(cd "$OUT" && tar -czf /tmp/ncu-all.tgz . && find . -mindepth 1 -delete && mv /tmp/ncu-all.tgz . && ls -la)
