@@ -29,8 +29,11 @@ What each figure is:
                cudnn: is_causal=True when its output matches flash's bottom-right one on this shape (printed),
                       else an explicit boolean [extend_len, kv_len] mask broadcast over batch and heads (the
                       mask read is part of its time; the log says which).
-             Sliding windows (Gemma-3's local layers) are not passed to SDPA (neither backend takes one without
-             a dense mask): the anchor is a full-attention layer's rate, attnbench's figure its own step's rate.
+             Sliding windows (Gemma-3's local layers, the case list's layer_windows): decode is the step's rate
+             like attnbench's, each windowed layer an SDPA call over the last min(kv_len, window_left + 1) keys
+             (exactly what a query at the end of its sequence sees through the window), the others over all:
+             figure = the step's bytes / the sum of the layers' median times (one measurement per distinct key
+             count). Extend keeps one full-attention layer's rate (SDPA takes a window only as a dense mask).
 A backend that refuses a shape leaves its cell empty (the reason on stderr); ratio_to_best is empty when
 attnbench has no ok row or neither backend ran.
 
@@ -79,6 +82,7 @@ class AnchorCase:
     new_lens: List[int]
     sm_scale: float
     kv_dtype: str = ""  # the KV cache's storage dtype (empty: the model dtype)
+    layer_windows: Tuple[int, ...] = ()  # window_left per layer, -1: none (empty: every layer full)
 
     def uniform(self) -> bool:
         """Dense SDPA tensors need every request of the same lengths."""
@@ -123,9 +127,18 @@ def read_case_list(text: str, source: str = "case list") -> List[AnchorCase]:
             scale = float(r["sm_scale"])
         except ValueError:
             raise InputError("%s: a head count, head_dim, batch or sm_scale is not a number" % where) from None
+        windows: Tuple[int, ...] = ()
+        if r.get("layer_windows"):
+            try:
+                windows = tuple(int(x) for x in r["layer_windows"].split(";"))
+            except ValueError:
+                raise InputError("%s layer_windows: '%s' is not a ';'-separated list of integers" %
+                                 (where, r["layer_windows"])) from None
+            if min(windows) < -1:
+                raise InputError("%s layer_windows: '%s' must list -1 or windows >= 0" % (where, r["layer_windows"]))
         c = AnchorCase(r["case_id"], r["mode"], r["model"], ints["batch"], ints["num_qo_heads"], ints["num_kv_heads"],
                        ints["head_dim"], r["dtype"], _int_list(r["prefix_lens"], where + " prefix_lens"),
-                       _int_list(r["new_lens"], where + " new_lens"), scale, r.get("kv_cache_dtype") or "")
+                       _int_list(r["new_lens"], where + " new_lens"), scale, r.get("kv_cache_dtype") or "", windows)
         if len(c.prefix_lens) != c.batch or len(c.new_lens) != c.batch:
             raise InputError("%s: prefix_lens / new_lens do not list batch=%d requests" % (where, c.batch))
         cases.append(c)
@@ -174,6 +187,35 @@ def figure(c: AnchorCase, seconds: float) -> float:
     """The anchor's figure for one layer taking `seconds`: TFLOP/s (extend) or TB/s (decode)."""
     flops, nbytes = layer_work(c)
     return (flops if c.mode == "extend" else nbytes) / seconds / 1e12
+
+
+def decode_layer_cases(c: AnchorCase) -> List[AnchorCase]:
+    """One full-attention case per layer of a windowed decode step: the keys a layer reads, as attnbench's
+    runner/case_work.cpp counts them (min(prefix + new, window_left + new) with a window), as its prefix."""
+    out = []
+    for w in c.layer_windows:
+        pre = [min(p + n, w + n) - n if w >= 0 else p for p, n in zip(c.prefix_lens, c.new_lens)]
+        out.append(AnchorCase(c.case_id, c.mode, c.model, c.batch, c.num_qo_heads, c.num_kv_heads, c.head_dim, c.dtype,
+                              pre, list(c.new_lens), c.sm_scale, c.kv_dtype, ()))
+    return out
+
+
+def windowed_decode(c: AnchorCase) -> bool:
+    return c.mode == "decode" and any(w >= 0 for w in c.layer_windows)
+
+
+def step_figure(layers: Sequence[AnchorCase], figures: Dict[int, Optional[float]]) -> Optional[float]:
+    """A step's TB/s from its layers' anchors: the layers' bytes over the sum of their times, each layer's time its
+    bytes over the figure measured at its key count (figures: key count -> TB/s; None where the anchor refused)."""
+    total_bytes = total_s = 0.0
+    for lc in layers:
+        fig = figures.get(lc.kv_len)
+        if fig is None or fig <= 0:
+            return None
+        nbytes = layer_work(lc)[1]
+        total_bytes += nbytes
+        total_s += nbytes / (fig * 1e12)
+    return total_bytes / total_s / 1e12 if total_s > 0 else None
 
 
 def ratio_to_best(attnbench: Optional[float], cudnn: Optional[float], flash: Optional[float]) -> Optional[float]:
@@ -401,6 +443,14 @@ def main(argv: Sequence[str]) -> int:
         elif c.dtype not in DTYPE_BYTES or c.kv_dtype not in ("", c.dtype):
             log("%s: dtype %s, KV cache %s: no SDPA anchor (same-dtype K/V only), not measured" %
                 (c.case_id, c.dtype, c.kv_dtype or c.dtype))
+        elif not args.dry_run and windowed_decode(c):
+            layers = decode_layer_cases(c)
+            by_keys = {lc.kv_len: lc for lc in layers}
+            meas = {k: measure_case(lc, args.reps, args.warmup, log) for k, lc in sorted(by_keys.items())}
+            cudnn = step_figure(layers, {k: m[0] for k, m in meas.items()})
+            flash = step_figure(layers, {k: m[1] for k, m in meas.items()})
+            log("%s: the step of %d layers (keys %s): cudnn %s, flash %s TB/s" % (
+                c.case_id, len(layers), "/".join(str(lc.kv_len) for lc in layers), cudnn, flash))
         elif not args.dry_run:
             cudnn, flash = measure_case(c, args.reps, args.warmup, log)
         rows.append(anchor_row(c, att, cudnn, flash))

@@ -2,7 +2,11 @@
 # Profiles of attnbench's decode and prefill kernels on the H200 under ncu (--clock-control none: the clocks the
 # timings ran at), one case per report, plus a few validate runs. Logs under $OUT.
 # Usage (repository root on the device): scripts/h200_ncu.sh
-# Environment: OUT (required), STEPS (default "build decode prefill validate"), P (default .carry/prefix; when
+# Steps: build; tests (the decode / fp8 GPU tests); sanitize (memcheck, racecheck on two decode tests); perf
+# (decode rows: configs/fp8-evidence.toml e4m3 and configs/pr-evidence.toml, graph timing); decode / prefill
+# (ncu); anchors (pr-evidence + SDPA); validate.
+# Environment: OUT (required), STEPS (default "build decode prefill validate"), NCU_CASES (decode profiles to
+# take, default all), P (default .carry/prefix; when
 # missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: 2.5 MB instead of 15).
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
@@ -25,11 +29,44 @@ SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Sche
 # prof NAME KERNEL_REGEX SKIP COUNT attnbench-run-args...
 prof() {
   local name=$1 kre=$2 skip=$3 count=$4; shift 4
+  [ -n "${NCU_CASES:-}" ] && [[ " $NCU_CASES " != *" $name "* ]] && return 0
   timeout 120 ncu --clock-control none -k "regex:$kre" --launch-skip "$skip" --launch-count "$count" $SECTIONS \
     "$ab" run --device cuda --timing eager --warmup 0 --min-samples 1 --max-samples 2 --out "$OUT/$name.csv" "$@" \
     > "$OUT/ncu-$name.txt" 2>&1
   echo "$name rc=$? $(grep -E '^ +(DRAM Throughput|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Achieved Occupancy)' "$OUT/ncu-$name.txt" | awk '{print $1,$2,$NF}' | tr '\n' ' ')"
 }
+if has tests; then
+  stamp "decode tests"
+  timeout 240 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention*:*Decode*:*Fp8*:-*DISABLED*' > "$OUT/dtests.log" 2>&1
+  echo "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/dtests.log" | tr '\n' ' ')"
+  grep -E "FAILED  \]" "$OUT/dtests.log" | head -20
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    stamp "$tool"
+    timeout 200 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
+      --gtest_filter='DecodeAttention.SweepDtypeHeadDimGroupAddressing:DecodeAttention.Fp8KvAgainstCpuTwin:DecodeAttention.SplitKv' > "$OUT/$tool.log" 2>&1
+    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/$tool.log" | tr '\n' ' ')"
+  done
+fi
+if has perf; then
+  stamp "perf: fp8 decode"
+  timeout 200 "$ab" run --config configs/fp8-evidence.toml --filter '^decode/llama-3.1-8b/' --timing graph --device cuda \
+    --backend trtllm_mha,flashinfer --out "$OUT/fp8-decode.csv" > "$OUT/fp8-decode.txt" 2> "$OUT/fp8-decode.log"
+  echo "fp8 decode rc=$? $(tail -n 1 "$OUT/fp8-decode.txt")"
+  stamp "perf: bf16 decode (pr-evidence)"
+  timeout 200 "$ab" run --config configs/pr-evidence.toml --filter '^decode/' --timing graph --device cuda \
+    --out "$OUT/bf16-decode.csv" > "$OUT/bf16-decode.txt" 2> "$OUT/bf16-decode.log"
+  echo "bf16 decode rc=$? $(tail -n 1 "$OUT/bf16-decode.txt")"
+  python3 - "$OUT/fp8-decode.csv" "$OUT/bf16-decode.csv" <<'PY'
+import csv, sys
+for f in sys.argv[1:]:
+    for r in csv.DictReader(open(f)):
+        if r["status"] == "ok" and r["timing"] == "graph" and int(r["batch"]) >= 16:
+            print(f.split("/")[-1][:4], r["model"][:12], r["backend"][:10], "b=" + r["batch"], "kv=" + r["kv_len_max"],
+                  "fwd_us=%.1f" % float(r["forward_median_us"]), "TB/s=" + r["tb_per_s"][:5], "bw=" + r["bw_fraction"][:5])
+PY
+fi
 if has decode; then
   stamp "ncu decode"
   L="--model llama-3.1-8b --mode decode --page-size 64"
@@ -46,6 +83,16 @@ if has prefill; then
   stamp "ncu prefill"
   prof llama-ext-b4 prefill 0 1 --model llama-3.1-8b --mode extend --layers 1 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
   prof gemma-ext-b4 prefill 0 6 --model gemma-3-12b --mode extend --layers 6 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
+fi
+if has anchors; then
+  # The pr-evidence sweep and the SDPA anchors (scripts/h200_anchors.sh), within what is left of LIMIT_S (default
+  # 560 s: a device call is cut at 600 and the archive below must still be written).
+  left=$(( ${LIMIT_S:-560} - ($(date +%s) - t0) ))
+  stamp "anchors (${left}s left)"
+  if [ "$left" -gt 60 ]; then
+    timeout "$left" scripts/h200_anchors.sh "$ab" "$OUT/anchors" > "$OUT/anchors.txt" 2>&1
+    echo "anchors rc=$?"; head -3 "$OUT/anchors.txt"; grep -E "^(extend|decode)" "$OUT/anchors/anchors.csv" | grep -v "llama-3.1-70b" | head -40
+  fi
 fi
 if has validate; then
   stamp validate

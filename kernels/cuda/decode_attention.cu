@@ -51,6 +51,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -67,9 +68,8 @@ namespace attnbench {
 
 namespace decode_detail {
 
-constexpr int kWarps = 4;
-constexpr int kThreads = kWarps * 32;
-constexpr int kTileKeys = 64;       // keys per pipeline stage
+// A CTA of kW warps (4, or 8 for small grids: decode_wide_ctas) streams tiles of 16 kW keys.
+constexpr int kWarps = 4;           // (the kernel's kThreads = 32 kW, kTileKeys = 16 kW keys per pipeline stage)
 constexpr int kRowsPerCta = 64;     // (query row, head-in-group) pairs per CTA: up to 4 m-tiles of 16
 constexpr int kGenericMaxHeadDim = 512;
 constexpr float kLog2e = 1.4426950408889634f;
@@ -98,11 +98,19 @@ constexpr int default_min_blocks() {
   if (kFp8 != 0) return D == 256 ? 2 : (kSmallM && D == 128 ? 4 : 3);
   return D == 256 ? 1 : 2;
 }
-// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][kTileKeys] int32).
-template <int D, int kStages, int kFp8 = 0>
+// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][tile keys] int32).
+template <int D, int kStages, int kFp8 = 0, int kW = kWarps>
 constexpr int smem_bytes() {
-  return kStages * 2 * kTileKeys * D * (kFp8 ? 1 : 2) + kStages * kTileKeys * 4;
+  constexpr int tile = 16 * kW;
+  return kStages * 2 * tile * D * (kFp8 ? 1 : 2) + kStages * tile * 4;
 }
+// Wide CTAs (kW = 8, tiles of 128 keys) for the kSmallM fp8 kernels at head_dim <= 128 when the grid leaves
+// the SMs short of warps: at most 2 CTAs of 4 warps per SM where 4 fit (TRTLLM's multi-CTA plan gives 2 x SMs
+// CTAs for few (request, head) units, e.g. b=16 at 16k tokens). Three stages of 128 fp8 keys (96 KiB at head_dim
+// 128) keep two 8-warp CTAs per SM: 16 warps instead of 8.
+template <int D, int kFp8>
+constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
+
 
 // AttentionParams reduced to what the kernels read: the shared part (kernels/cuda/kernel_args.cuh), then the
 // launch shape and the split-KV state only the decode kernels read.
@@ -181,8 +189,8 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// 16 bytes global -> shared from address base + index * scale (index: a page or token index read from the
-// ring), bypassing L1; zero-fills when !valid (nothing is read then). The multiply-add sits inside the
+// 16 bytes global -> shared from address base + index * scale (index: a KV slot, from the ring's page or token
+// indices), bypassing L1; zero-fills when !valid (nothing is read then). The multiply-add sits inside the
 // volatile asm, so the address arithmetic stays where the copy is issued.
 __device__ __forceinline__ void cp_async16_indexed(std::uint32_t dst, const void* base, std::int32_t index,
                                                    std::int32_t scale, bool valid) {
@@ -214,6 +222,14 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::ui
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr)
                : "memory");
+}
+
+// The 8 x 8 b16 matrix whose fragment this thread holds (row lane / 4, columns 2 (lane % 4), + 1), transposed:
+// the same fragment of the transpose.
+__device__ __forceinline__ std::uint32_t movmatrix_trans(std::uint32_t x) {
+  std::uint32_t r;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(r) : "r"(x));
+  return r;
 }
 
 // c += a * b, m16n8k16, row.col, fp32 accumulate.
@@ -342,8 +358,12 @@ __device__ __forceinline__ int swz(int p, int row) {
 // 16j + 0-7 | 8-15); fp8: the even / odd column words become A rows g / g + 8), and P^T's B fragment is the
 // S accumulator of row g as it is (keys 2t, 2t+1 and 2t+8, 2t+9). A thread's output columns are query rows 2t,
 // 2t+1, so their rescale factors come from lanes 8t and 8t + 4 by shuffle.
-template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM, int kW = kWarps>
+__global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
+  static_assert(kW == kWarps || kSmallM, "wide CTAs only with kSmallM (every warp its own 16 keys)");
+  constexpr int kWarps = kW;                // (shadow the namespace's 4-warp shape)
+  constexpr int kThreads = 32 * kW;
+  constexpr int kTileKeys = 16 * kW;
   constexpr int kElem = kFp8 ? 1 : 2;                     // bytes per stored K / V element
   constexpr int kLdRowBytes = D * kElem;                  // one stored K or V row (a stage row)
   constexpr int kLdPieces = kLdRowBytes / 16;             // 16-byte copies of one stored row
@@ -400,48 +420,59 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int m_tiles = (rows_valid + 15) / 16;
-  const int ks_count = m_tiles == 1 ? 4 : (m_tiles == 2 ? 2 : 1);  // warps sharing one m-tile
+  const int ks_count = m_tiles == 1 ? kWarps : (m_tiles == 2 ? 2 : 1);  // warps sharing one m-tile
   const int mt = warp / ks_count, ks = warp % ks_count;
   const bool active = mt < m_tiles;
 
-  // This thread's two M rows (g and g + 8 of its m-tile): visible range clamped to the CTA's keys.
+  // This thread's two rows of scores: rows g and g + 8 of its m-tile (S = Q K^T), or with kSmallM its S^T
+  // columns, query rows 2t and 2t + 1; each row's visible range clamped to the CTA's keys. Padding rows see none.
   int row_lo[2], row_hi[2];
-  std::int64_t q_word[2];  // offset of the row's q in 32-bit words, -1 for padding rows
   const int Hq = a.num_qo_heads;
+  auto q_word_of = [&](int r) -> std::int64_t {  // offset of row r's q in 32-bit words, -1 for padding rows
+    if (!active || r >= rows_valid) return -1;
+    const int R = row0 + r;
+    return (static_cast<std::int64_t>(ri.q_begin + R / G) * Hq + kvh * G + R % G) * (D / 2);
+  };
 #pragma unroll
   for (int x = 0; x < 2; ++x) {
-    const int r = mt * 16 + g + 8 * x;
+    const int r = kSmallM ? 2 * t + x : mt * 16 + g + 8 * x;
     row_lo[x] = 0;
     row_hi[x] = 0;
-    q_word[x] = -1;
     if (active && r < rows_valid) {
-      const int R = row0 + r, j = R / G, h = R % G;
       int lo, hi;
-      visible_keys(a, ri, j, lo, hi);
+      visible_keys(a, ri, (row0 + r) / G, lo, hi);
       row_lo[x] = max(lo, kbeg);
       row_hi[x] = min(hi, kend);
-      q_word[x] = (static_cast<std::int64_t>(ri.q_begin + j) * Hq + kvh * G + h) * (D / 2);
     }
   }
+  // The q rows this thread loads: g and g + 8 as the A operand, or with kSmallM row g as the B operand of S^T.
+  const std::int64_t q_word[2] = {q_word_of(kSmallM ? g : mt * 16 + g), kSmallM ? -1 : q_word_of(mt * 16 + g + 8)};
 
   // Q as A fragments, kept in registers for the whole key loop. fp8: k 2t, 2t+1 are columns 4t, 4t+1 (word
   // 2t) and k 2t+8, 2t+9 are 4t+2, 4t+3 (word 2t + 1), the permutation of the K fragments.
-  std::uint32_t qf[kKSteps][4];
+  // kSmallM: Q^T's B fragments of row g, {k 2t, 2t + 1; k 2t + 8, 2t + 9} per k-step (half the registers).
+  constexpr int kQRegs = kSmallM ? 2 : 4;
+  std::uint32_t qf[kKSteps][kQRegs];
   {
     const auto* q32 = static_cast<const std::uint32_t*>(a.q);
     const int w_lo = kFp8 ? 2 * t : t, w_hi = kFp8 ? 2 * t + 1 : 4 + t;
 #pragma unroll
     for (int s = 0; s < kKSteps; ++s) {
-      qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_lo] : 0u;
-      qf[s][1] = !kSmallM && q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_lo] : 0u;  // kSmallM: rows 8-15 pad
-      qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_hi] : 0u;
-      qf[s][3] = !kSmallM && q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
+      if constexpr (kSmallM) {
+        qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_lo] : 0u;
+        qf[s][1] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_hi] : 0u;
+      } else {
+        qf[s][0] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_lo] : 0u;
+        qf[s][1] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_lo] : 0u;
+        qf[s][2] = q_word[0] >= 0 ? q32[q_word[0] + 8 * s + w_hi] : 0u;
+        qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
+      }
     }
     if constexpr (kBf16 && !kMmaBf16) {
 #pragma unroll
       for (int s = 0; s < kKSteps; ++s)
 #pragma unroll
-        for (int i = 0; i < 4; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
+        for (int i = 0; i < kQRegs; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
     }
   }
 
@@ -474,32 +505,40 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       cp_async4(ring_base + ((tile % kStages) * kTileKeys + threadIdx.x) * 4, index_src(tile, threadIdx.x));
   };
 
-  // Byte address of key m's piece = base + index * scale + offset, with index the page / token index from the
-  // ring (ragged: the row itself) and offset known without it.
+  // Byte address of key m's piece = base + slot * (bytes of one slot) + this thread's head and piece offset, with
+  // slot the page index from the ring times page_size plus m's place in its page (block table), the token's slot
+  // from the ring (token indices) or the row itself (ragged). One multiply-add per copy, in the copy's asm; the
+  // K and V bases already hold the head / piece offset.
   const std::int32_t row_bytes_all = static_cast<std::int32_t>(slot_stride * kElem);  // one slot: Hkv * D elements
-  const std::int32_t scale = by_block ? a.page_size * row_bytes_all : row_bytes_all;
+  const char* const k_at = reinterpret_cast<const char*>(kg) + head_off_bytes;
+  const char* const v_at = reinterpret_cast<const char*>(vg) + head_off_bytes;
+  // slot = (index << shift) | (m & mask): shift and mask 0 for token indices (the index is the slot), the page
+  // size's for a block table whose page size is a power of two; page_mod: any other page size.
+  const bool by_ring = index_row != nullptr;
+  const bool page_mod = by_block && a.page_shift < 0;
+  const int page_size = a.page_size;
+  const int shift = by_block && !page_mod ? a.page_shift : 0;
+  const int mask = by_block && !page_mod ? page_size - 1 : 0;
   auto issue = [&](int tile) {
     const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
     const std::uint32_t sv = sk + kStageBytes;
     const std::int32_t* ring_tile = ring + (tile % kStages) * kTileKeys;
+    const int m0 = kbeg + tile * kTileKeys;
 #pragma unroll
     for (int i = 0; i < kRowsPerThread; ++i) {
       const int row = ld_row0 + i * kRowStep;
-      const int m = kbeg + tile * kTileKeys + row;
+      const int m = m0 + row;
       const bool ok = m < kend;
-      std::int32_t index;
-      std::int64_t offset = head_off_bytes;
-      if (by_block) {
-        index = ring_tile[row];
-        offset += static_cast<std::int64_t>(a.page_shift >= 0 ? (m & (a.page_size - 1)) : m % a.page_size) * row_bytes_all;
-      } else if (by_token) {
-        index = ring_tile[row];
+      std::int32_t slot;
+      if (by_ring) {
+        const std::int32_t index = ring_tile[row];
+        slot = page_mod ? index * page_size + m % page_size : (index << shift) | (m & mask);
       } else {
-        index = ri.kv_base + min(m, kend - 1);
+        slot = ri.kv_base + min(m, kend - 1);
       }
       const std::uint32_t off = row * kLdRowBytes + swz<kLdPieces>(ld_piece, row) * 16;  // swizzled for ldmatrix
-      cp_async16_indexed(sk + off, reinterpret_cast<const char*>(kg) + offset, index, scale, ok);
-      cp_async16_indexed(sv + off, reinterpret_cast<const char*>(vg) + offset, index, scale, ok);
+      cp_async16_indexed(sk + off, k_at, slot, row_bytes_all, ok);
+      cp_async16_indexed(sv + off, v_at, slot, row_bytes_all, ok);
     }
   };
 
@@ -545,173 +584,238 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
       for (int sb = ks; sb < kTileKeys / 16; sb += ks_count) {
         const int kb = k0 + sb * 16;
         if (kb >= kend) break;
-        // S = Q K^T for 16 keys: two n8 tiles.
-        float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-        float s2[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};  // odd k-steps (kTwoAcc)
-        if constexpr (kFp8 != 0) {
-          // Matrix mi of the x4: keys (mi & 1) * 8 .. +7 of the block, piece 2c + (mi >> 1): b[0] / b[1] are keys
-          // 0-7 / 8-15 at k-step 2c, b[2] / b[3] the same at 2c + 1.
+        if constexpr (kSmallM) {
+          // S^T = K Q^T for 16 keys: the keys are the MMA's M rows (K's ldmatrix fragments are its A operand, no
+          // padding), the query rows its 8 N columns (q row g is this thread's B fragment). Thread (g, t) holds
+          // st[0..3] = (key g, row 2t), (key g, row 2t + 1), (key g + 8, row 2t), (key g + 8, row 2t + 1).
+          // Matrix mi of an x4: keys (mi & 1) * 8 .. +7, piece 2c + (mi >> 1).
+          float st[4] = {0.f, 0.f, 0.f, 0.f};
+          float st2[4] = {0.f, 0.f, 0.f, 0.f};  // odd k-steps: two independent MMA chains
           const int mi = lane / 8;
           const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
           const std::uint32_t row_addr = sk + row * kLdRowBytes;
+          if constexpr (kFp8 != 0) {
+            // b[0] / b[1]: keys 0-7 / 8-15 of piece 2c (k-step 2c), b[2] / b[3] of piece 2c + 1. A register's low
+            // half (head_dim columns 4t, 4t + 1) is k 2t, 2t + 1, its high half k 2t + 8, 2t + 9 (q permuted alike).
 #pragma unroll
-          for (int c = 0; c < kKSteps / 2; ++c) {
-            std::uint32_t b[4];
-            ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            mma16816<kMmaBf16>(s[0], qf[2 * c], fp8_k_lo<kFp8>(b[0]), fp8_k_hi<kFp8>(b[0]));
-            mma16816<kMmaBf16>(s[1], qf[2 * c], fp8_k_lo<kFp8>(b[1]), fp8_k_hi<kFp8>(b[1]));
-            mma16816<kMmaBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kFp8>(b[2]), fp8_k_hi<kFp8>(b[2]));
-            mma16816<kMmaBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kFp8>(b[3]), fp8_k_hi<kFp8>(b[3]));
-          }
-        } else {
-          const int mi = lane / 8;
-          const int row = sb * 16 + (mi / 2) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sk + row * kLdRowBytes;
+            for (int c = 0; c < kKSteps / 2; ++c) {
+              std::uint32_t b[4];
+              ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+              const std::uint32_t a0[4] = {fp8_k_lo<kFp8>(b[0]), fp8_k_lo<kFp8>(b[1]), fp8_k_hi<kFp8>(b[0]),
+                                           fp8_k_hi<kFp8>(b[1])};
+              const std::uint32_t a1[4] = {fp8_k_lo<kFp8>(b[2]), fp8_k_lo<kFp8>(b[3]), fp8_k_hi<kFp8>(b[2]),
+                                           fp8_k_hi<kFp8>(b[3])};
+              mma16816<kMmaBf16>(st, a0, qf[2 * c][0], qf[2 * c][1]);
+              mma16816<kMmaBf16>(st2, a1, qf[2 * c + 1][0], qf[2 * c + 1][1]);
+            }
+          } else {
 #pragma unroll
-          for (int st = 0; st < kKSteps; ++st) {
-            const int piece = 2 * st + (mi % 2);
-            std::uint32_t b[4];
-            ldmatrix_x4(b, row_addr + ((piece ^ (row & 7)) * 16));
-            if (kTwoAcc && (st & 1)) {
-              mma16816<kMmaBf16>(s2[0], qf[st], b[0], b[1]);
-              mma16816<kMmaBf16>(s2[1], qf[st], b[2], b[3]);
-            } else {
-              mma16816<kMmaBf16>(s[0], qf[st], b[0], b[1]);
-              mma16816<kMmaBf16>(s[1], qf[st], b[2], b[3]);
+            for (int c = 0; c < kKSteps; ++c) {
+              std::uint32_t a0[4];
+              ldmatrix_x4(a0, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+              mma16816<kMmaBf16>((c & 1) ? st2 : st, a0, qf[c][0], qf[c][1]);
             }
           }
-        }
-        if constexpr (kTwoAcc) {
+          // Scale, soft cap, mask; base-2 logits. Element e: key g + 8 (e >> 1), query row 2t + (e & 1).
 #pragma unroll
-          for (int n = 0; n < 2; ++n)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) s[n][e] += s2[n][e];
-        }
-        // Scale, soft cap, mask; base-2 logits. kPadHalf: rows g + 8 are padding (kSmallM), their softmax is
-        // skipped (fp8 only, where the issue slots are the limit; the 16-bit kernels are left as measured).
-        constexpr bool kPadHalf = kSmallM && kFp8 != 0;
-        constexpr int kHalves = kPadHalf ? 1 : 2;
-#pragma unroll
-        for (int n = 0; n < 2; ++n) {
-#pragma unroll
-          for (int e = 0; e < 2 * kHalves; ++e) {
-            float x = s[n][e] * score_scale;
+          for (int e = 0; e < 4; ++e) {
+            float x = (st[e] + st2[e]) * score_scale;
             if (cap > 0.0f) x = cap * tanhf(x / cap);
             x *= kLog2e;
             if (need_mask) {
-              const int key = kb + n * 8 + 2 * t + (e & 1);
-              const int rs = e >> 1;
-              if (key < row_lo[rs] || key >= row_hi[rs]) x = -INFINITY;
+              const int key = kb + g + 8 * (e >> 1);
+              if (key < row_lo[e & 1] || key >= row_hi[e & 1]) x = -INFINITY;
             }
-            s[n][e] = x;
+            st[e] = x;
           }
-        }
-        float mx[2] = {fmaxf(fmaxf(s[0][0], s[0][1]), fmaxf(s[1][0], s[1][1])),
-                       fmaxf(fmaxf(s[0][2], s[0][3]), fmaxf(s[1][2], s[1][3]))};
+          // Each row's max over the 16 keys: this thread's two, then the 8 lanes of the same t.
+          float mx[2] = {fmaxf(st[0], st[2]), fmaxf(st[1], st[3])};
 #pragma unroll
-        for (int x = 0; x < kHalves; ++x) {
-          mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 1));
-          mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 2));
-        }
-        float base[2], rescale[2] = {1.0f, 1.0f}, rsum[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int x = 0; x < kHalves; ++x) {
-          const float m_new = fmaxf(m_run[x], mx[x]);
-          base[x] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet stays at p = 0
-          rescale[x] = exp2f(m_run[x] - base[x]);
-          m_run[x] = m_new;
-        }
-#pragma unroll
-        for (int n = 0; n < 2; ++n) {
-#pragma unroll
-          for (int e = 0; e < 2 * kHalves; ++e) {
-            s[n][e] = exp2f(s[n][e] - base[e >> 1]);
-            rsum[e >> 1] += s[n][e];
+          for (int x = 0; x < 2; ++x) {
+            mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 4));
+            mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 8));
+            mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 16));
           }
-        }
-        l_run[0] = l_run[0] * rescale[0] + rsum[0];
-        if constexpr (!kPadHalf) l_run[1] = l_run[1] * rescale[1] + rsum[1];
-        // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
-        // is bit-identical; a warp runs them when any of its threads needs them).
-        if constexpr (kSmallM) {
-          // This thread's output columns are query rows 2t and 2t + 1, whose factors lanes 8t and 8t + 4 hold.
-          const float r0 = __shfl_sync(0xffffffffu, rescale[0], 8 * t);
-          const float r1 = __shfl_sync(0xffffffffu, rescale[0], 8 * t + 4);
-          if (r0 != 1.0f || r1 != 1.0f) {
+          float base[2], rescale[2];
+#pragma unroll
+          for (int x = 0; x < 2; ++x) {
+            const float m_new = fmaxf(m_run[x], mx[x]);
+            base[x] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet stays at p = 0
+            rescale[x] = exp2f(m_run[x] - base[x]);
+            m_run[x] = m_new;
+          }
+#pragma unroll
+          for (int e = 0; e < 4; ++e) st[e] = exp2f(st[e] - base[e & 1]);
+          // This thread's share of the row sums (its keys g, g + 8; the lanes of one t are added at the end).
+          l_run[0] = l_run[0] * rescale[0] + (st[0] + st[2]);
+          l_run[1] = l_run[1] * rescale[1] + (st[1] + st[3]);
+          // The O^T accumulators' columns are query rows 2t, 2t + 1: this thread's own rows, no shuffle. Once the
+          // running max has settled it rarely moves: the multiplies by exactly 1 are skipped (bit-identical).
+          if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
 #pragma unroll
             for (int n = 0; n < kAccTiles; ++n) {
-              acc[n][0] *= r0;
-              acc[n][1] *= r1;
-              acc[n][2] *= r0;
-              acc[n][3] *= r1;
+              acc[n][0] *= rescale[0];
+              acc[n][1] *= rescale[1];
+              acc[n][2] *= rescale[0];
+              acc[n][3] *= rescale[1];
             }
           }
-        } else if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
+          // P^T's B fragment (k = keys 2t, 2t + 1 | 2t + 8, 2t + 9 of query row g): S^T's C layout packed as two
+          // 8 x 8 b16 matrices (keys 0-7 | 8-15 by query rows), each transposed in registers by movmatrix.
+          const std::uint32_t pb0 = movmatrix_trans(pack2<kMmaBf16>(st[0], st[1]));
+          const std::uint32_t pb1 = movmatrix_trans(pack2<kMmaBf16>(st[2], st[3]));
+          const std::uint32_t rv_addr = sv + row * kLdRowBytes;
+          if constexpr (kFp8 != 0) {
+            // b[0] / b[1]: keys 0-7 / 8-15 of piece 2c, b[2] / b[3] of piece 2c + 1; acc[p]: columns 16p + 2g
+            // (rows g of the m16 tile) and 16p + 2g + 1 (rows g + 8).
 #pragma unroll
-          for (int n = 0; n < kNTiles; ++n) {
-            acc[n][0] *= rescale[0];
-            acc[n][1] *= rescale[0];
-            acc[n][2] *= rescale[1];
-            acc[n][3] *= rescale[1];
-          }
-        }
-        // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
-        const std::uint32_t pa[4] = {pack2<kMmaBf16>(s[0][0], s[0][1]), pack2<kMmaBf16>(s[0][2], s[0][3]),
-                                     pack2<kMmaBf16>(s[1][0], s[1][1]), pack2<kMmaBf16>(s[1][2], s[1][3])};
-        if constexpr (kSmallM && kFp8 != 0) {
-          // b[0] / b[1]: keys 0-7 / 8-15 of piece 2c, b[2] / b[3] of piece 2c + 1; acc[p]: columns 16p + 2g
-          // (rows g of the m16 tile) and 16p + 2g + 1 (rows g + 8).
-          const int mi = lane / 8;
-          const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sv + row * kLdRowBytes;
+            for (int c = 0; c < D / 32; ++c) {
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, rv_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+              const std::uint32_t a0[4] = {fp8_v_even<kFp8>(b[0]), fp8_v_odd<kFp8>(b[0]),
+                                           fp8_v_even<kFp8>(b[1]), fp8_v_odd<kFp8>(b[1])};
+              const std::uint32_t a1[4] = {fp8_v_even<kFp8>(b[2]), fp8_v_odd<kFp8>(b[2]),
+                                           fp8_v_even<kFp8>(b[3]), fp8_v_odd<kFp8>(b[3])};
+              mma16816<kMmaBf16>(acc[2 * c], a0, pb0, pb1);
+              mma16816<kMmaBf16>(acc[2 * c + 1], a1, pb0, pb1);
+            }
+          } else {
+            // Matrix mi: keys (mi >> 1) * 8 .. +7, columns 16j + (mi & 1) * 8 .. +7: the A fragment of V^T.
+            const int vrow = sb * 16 + (mi >> 1) * 8 + (lane % 8);
+            const std::uint32_t vrow_addr = sv + vrow * kLdRowBytes;
 #pragma unroll
-          for (int c = 0; c < D / 32; ++c) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            const std::uint32_t a0[4] = {fp8_v_even<kFp8>(b[0]), fp8_v_odd<kFp8>(b[0]),
-                                         fp8_v_even<kFp8>(b[1]), fp8_v_odd<kFp8>(b[1])};
-            const std::uint32_t a1[4] = {fp8_v_even<kFp8>(b[2]), fp8_v_odd<kFp8>(b[2]),
-                                         fp8_v_even<kFp8>(b[3]), fp8_v_odd<kFp8>(b[3])};
-            mma16816<kMmaBf16>(acc[2 * c], a0, pa[0], pa[2]);
-            mma16816<kMmaBf16>(acc[2 * c + 1], a1, pa[0], pa[2]);
-          }
-        } else if constexpr (kSmallM) {
-          // Matrix mi: keys (mi >> 1) * 8 .. +7, columns 16j + (mi & 1) * 8 .. +7: the A fragment of V^T.
-          const int mi = lane / 8;
-          const int row = sb * 16 + (mi >> 1) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sv + row * kLdRowBytes;
-#pragma unroll
-          for (int j = 0; j < D / 16; ++j) {
-            std::uint32_t av[4];
-            ldmatrix_x4_trans(av, row_addr + swz<kLdPieces>(2 * j + (mi & 1), row) * 16);
-            mma16816<kMmaBf16>(acc[j], av, pa[0], pa[2]);
-          }
-        } else if constexpr (kFp8 != 0) {
-          // Matrix mi: keys (mi & 1) * 8 .. +7, piece 2c + (mi >> 1). Piece p's even columns 16p + 2g go to
-          // n-tile acc[2p], its odd columns 16p + 2g + 1 to acc[2p + 1].
-          const int mi = lane / 8;
-          const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sv + row * kLdRowBytes;
-#pragma unroll
-          for (int c = 0; c < D / 32; ++c) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
-            mma16816<kMmaBf16>(acc[4 * c], pa, fp8_v_even<kFp8>(b[0]), fp8_v_even<kFp8>(b[1]));
-            mma16816<kMmaBf16>(acc[4 * c + 1], pa, fp8_v_odd<kFp8>(b[0]), fp8_v_odd<kFp8>(b[1]));
-            mma16816<kMmaBf16>(acc[4 * c + 2], pa, fp8_v_even<kFp8>(b[2]), fp8_v_even<kFp8>(b[3]));
-            mma16816<kMmaBf16>(acc[4 * c + 3], pa, fp8_v_odd<kFp8>(b[2]), fp8_v_odd<kFp8>(b[3]));
+            for (int j = 0; j < D / 16; ++j) {
+              std::uint32_t av[4];
+              ldmatrix_x4_trans(av, vrow_addr + swz<kLdPieces>(2 * j + (mi & 1), vrow) * 16);
+              mma16816<kMmaBf16>(acc[j], av, pb0, pb1);
+            }
           }
         } else {
-          const int mi = lane / 8;
-          const int row = sb * 16 + (mi % 2) * 8 + (lane % 8);
-          const std::uint32_t row_addr = sv + row * kLdRowBytes;
-#pragma unroll
-          for (int dt = 0; dt < D / 16; ++dt) {
-            const int piece = 2 * dt + mi / 2;
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, row_addr + ((piece ^ (row & 7)) * 16));
-            mma16816<kMmaBf16>(acc[2 * dt], pa, b[0], b[1]);
-            mma16816<kMmaBf16>(acc[2 * dt + 1], pa, b[2], b[3]);
+          // S = Q K^T for 16 keys: two n8 tiles.
+          float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+          float s2[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};  // odd k-steps (kTwoAcc)
+          if constexpr (kFp8 != 0) {
+            // Matrix mi of the x4: keys (mi & 1) * 8 .. +7 of the block, piece 2c + (mi >> 1): b[0] / b[1] are keys
+            // 0-7 / 8-15 at k-step 2c, b[2] / b[3] the same at 2c + 1.
+            const int mi = lane / 8;
+            const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
+            const std::uint32_t row_addr = sk + row * kLdRowBytes;
+  #pragma unroll
+            for (int c = 0; c < kKSteps / 2; ++c) {
+              std::uint32_t b[4];
+              ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+              mma16816<kMmaBf16>(s[0], qf[2 * c], fp8_k_lo<kFp8>(b[0]), fp8_k_hi<kFp8>(b[0]));
+              mma16816<kMmaBf16>(s[1], qf[2 * c], fp8_k_lo<kFp8>(b[1]), fp8_k_hi<kFp8>(b[1]));
+              mma16816<kMmaBf16>(s2[0], qf[2 * c + 1], fp8_k_lo<kFp8>(b[2]), fp8_k_hi<kFp8>(b[2]));
+              mma16816<kMmaBf16>(s2[1], qf[2 * c + 1], fp8_k_lo<kFp8>(b[3]), fp8_k_hi<kFp8>(b[3]));
+            }
+          } else {
+            const int mi = lane / 8;
+            const int row = sb * 16 + (mi / 2) * 8 + (lane % 8);
+            const std::uint32_t row_addr = sk + row * kLdRowBytes;
+  #pragma unroll
+            for (int st = 0; st < kKSteps; ++st) {
+              const int piece = 2 * st + (mi % 2);
+              std::uint32_t b[4];
+              ldmatrix_x4(b, row_addr + ((piece ^ (row & 7)) * 16));
+              if (kTwoAcc && (st & 1)) {
+                mma16816<kMmaBf16>(s2[0], qf[st], b[0], b[1]);
+                mma16816<kMmaBf16>(s2[1], qf[st], b[2], b[3]);
+              } else {
+                mma16816<kMmaBf16>(s[0], qf[st], b[0], b[1]);
+                mma16816<kMmaBf16>(s[1], qf[st], b[2], b[3]);
+              }
+            }
+          }
+          if constexpr (kTwoAcc) {
+  #pragma unroll
+            for (int n = 0; n < 2; ++n)
+  #pragma unroll
+              for (int e = 0; e < 4; ++e) s[n][e] += s2[n][e];
+          }
+          // Scale, soft cap, mask; base-2 logits.
+          constexpr int kHalves = 2;
+  #pragma unroll
+          for (int n = 0; n < 2; ++n) {
+  #pragma unroll
+            for (int e = 0; e < 2 * kHalves; ++e) {
+              float x = s[n][e] * score_scale;
+              if (cap > 0.0f) x = cap * tanhf(x / cap);
+              x *= kLog2e;
+              if (need_mask) {
+                const int key = kb + n * 8 + 2 * t + (e & 1);
+                const int rs = e >> 1;
+                if (key < row_lo[rs] || key >= row_hi[rs]) x = -INFINITY;
+              }
+              s[n][e] = x;
+            }
+          }
+          float mx[2] = {fmaxf(fmaxf(s[0][0], s[0][1]), fmaxf(s[1][0], s[1][1])),
+                         fmaxf(fmaxf(s[0][2], s[0][3]), fmaxf(s[1][2], s[1][3]))};
+  #pragma unroll
+          for (int x = 0; x < kHalves; ++x) {
+            mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 1));
+            mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 2));
+          }
+          float base[2], rescale[2] = {1.0f, 1.0f}, rsum[2] = {0.0f, 0.0f};
+  #pragma unroll
+          for (int x = 0; x < kHalves; ++x) {
+            const float m_new = fmaxf(m_run[x], mx[x]);
+            base[x] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet stays at p = 0
+            rescale[x] = exp2f(m_run[x] - base[x]);
+            m_run[x] = m_new;
+          }
+  #pragma unroll
+          for (int n = 0; n < 2; ++n) {
+  #pragma unroll
+            for (int e = 0; e < 2 * kHalves; ++e) {
+              s[n][e] = exp2f(s[n][e] - base[e >> 1]);
+              rsum[e >> 1] += s[n][e];
+            }
+          }
+          l_run[0] = l_run[0] * rescale[0] + rsum[0];
+          l_run[1] = l_run[1] * rescale[1] + rsum[1];
+          // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
+          // is bit-identical; a warp runs them when any of its threads needs them).
+          if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
+  #pragma unroll
+            for (int n = 0; n < kNTiles; ++n) {
+              acc[n][0] *= rescale[0];
+              acc[n][1] *= rescale[0];
+              acc[n][2] *= rescale[1];
+              acc[n][3] *= rescale[1];
+            }
+          }
+          // P as the A fragment of m16n8k16 (keys are k): the C layout of the two S tiles, repacked.
+          const std::uint32_t pa[4] = {pack2<kMmaBf16>(s[0][0], s[0][1]), pack2<kMmaBf16>(s[0][2], s[0][3]),
+                                       pack2<kMmaBf16>(s[1][0], s[1][1]), pack2<kMmaBf16>(s[1][2], s[1][3])};
+          if constexpr (kFp8 != 0) {
+            // Matrix mi: keys (mi & 1) * 8 .. +7, piece 2c + (mi >> 1). Piece p's even columns 16p + 2g go to
+            // n-tile acc[2p], its odd columns 16p + 2g + 1 to acc[2p + 1].
+            const int mi = lane / 8;
+            const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
+            const std::uint32_t row_addr = sv + row * kLdRowBytes;
+  #pragma unroll
+            for (int c = 0; c < D / 32; ++c) {
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
+              mma16816<kMmaBf16>(acc[4 * c], pa, fp8_v_even<kFp8>(b[0]), fp8_v_even<kFp8>(b[1]));
+              mma16816<kMmaBf16>(acc[4 * c + 1], pa, fp8_v_odd<kFp8>(b[0]), fp8_v_odd<kFp8>(b[1]));
+              mma16816<kMmaBf16>(acc[4 * c + 2], pa, fp8_v_even<kFp8>(b[2]), fp8_v_even<kFp8>(b[3]));
+              mma16816<kMmaBf16>(acc[4 * c + 3], pa, fp8_v_odd<kFp8>(b[2]), fp8_v_odd<kFp8>(b[3]));
+            }
+          } else {
+            const int mi = lane / 8;
+            const int row = sb * 16 + (mi % 2) * 8 + (lane % 8);
+            const std::uint32_t row_addr = sv + row * kLdRowBytes;
+  #pragma unroll
+            for (int dt = 0; dt < D / 16; ++dt) {
+              const int piece = 2 * dt + mi / 2;
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, row_addr + ((piece ^ (row & 7)) * 16));
+              mma16816<kMmaBf16>(acc[2 * dt], pa, b[0], b[1]);
+              mma16816<kMmaBf16>(acc[2 * dt + 1], pa, b[2], b[3]);
+            }
           }
         }
       }
@@ -722,9 +826,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
 
   // ---- merge the warps' states through shared memory, then store ----------------------------------------
 #pragma unroll
-  for (int x = 0; x < 2; ++x) {
-    l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
-    l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
+  for (int x = 0; x < 2; ++x) {  // a row's sum over the lanes holding its keys: one quad, or with kSmallM one t
+    if constexpr (kSmallM) {
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 4);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 8);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 16);
+    } else {
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
+    }
   }
   auto* so = reinterpret_cast<float*>(smem);          // [kWarps][16][kOStride]
   float* sm = so + kWarps * 16 * kOStride;            // [kWarps][16]
@@ -758,11 +868,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) decode_mma_kernel(const 
         *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
       }
     }
-    if (t == 0) {
-      sm[warp * 16 + g] = m_run[0];
-      sm[warp * 16 + g + 8] = m_run[1];
-      sl[warp * 16 + g] = l_run[0];
-      sl[warp * 16 + g + 8] = l_run[1];
+    const int r0 = kSmallM ? 2 * t : g, r1 = kSmallM ? 2 * t + 1 : g + 8;  // this thread's two rows
+    if (kSmallM ? g == 0 : t == 0) {
+      sm[warp * 16 + r0] = m_run[0];
+      sm[warp * 16 + r1] = m_run[1];
+      sl[warp * 16 + r0] = l_run[0];
+      sl[warp * 16 + r1] = l_run[1];
     }
   }
   __syncthreads();
@@ -1012,17 +1123,34 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 
 bool aligned(const void* p, std::uintptr_t n) { return (reinterpret_cast<std::uintptr_t>(p) % n) == 0; }
 
-template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM>
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM, int kW = kWarps>
 void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
-  // At least the final combine's [kWarps][16][D + 4] floats and the warps' m and l.
-  constexpr int smem = std::max(smem_bytes<D, kStages, kFp8>(), kWarps * 16 * (D + 4) * 4 + 2 * kWarps * 16 * 4);
+  // At least the final combine's [kW][16][D + 4] floats and the warps' m and l.
+  constexpr int smem = std::max(smem_bytes<D, kStages, kFp8, kW>(), kW * 16 * (D + 4) * 4 + 2 * kW * 16 * 4);
   static std::once_flag attr_once;
   std::call_once(attr_once, [] {
-    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM>,
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   });
-  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM><<<grid, kThreads, smem, stream>>>(a);
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW><<<grid, 32 * kW, smem, stream>>>(a);
   ATTNBENCH_CUDA_CHECK_LAUNCH();
+}
+
+// ATTNBENCH_DECODE_WARPS=4 or 8 forces the CTA shape where both are compiled (the GPU tests run both); unset or
+// anything else: the grid rule in run_mma.
+int forced_decode_warps() {
+  const char* e = std::getenv("ATTNBENCH_DECODE_WARPS");
+  if (e == nullptr) return 0;
+  const std::string v(e);
+  return v == "4" ? 4 : (v == "8" ? 8 : 0);
+}
+
+// SMs of the current device (a driver query, no synchronisation).
+int sm_count() {
+  int dev = 0, n = 0;
+  ATTNBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  return n;
 }
 
 template <bool kBf16, int D, int kFp8 = 0>
@@ -1031,7 +1159,16 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
   if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
-    launch_mma<kBf16, D, default_stages<D, kFp8, true>(), default_min_blocks<D, kFp8, true>(), kFp8, true>(a, g, stream);
+    constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
+    // Wide CTAs where the 4-warp grid fills at most half of the SMs' CTA slots: the same CTAs, twice the warps
+    // (a rule on the grid and the device only, so a graph replay takes the kernel its capture took).
+    bool wide = false;
+    if constexpr (has_wide_ctas<D, kFp8>()) {
+      const int forced = forced_decode_warps();
+      wide = forced != 0 ? forced == 8 : static_cast<std::int64_t>(g) * 2 <= static_cast<std::int64_t>(sm_count()) * kBlocks;
+      if (wide) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
+    }
+    if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split) {

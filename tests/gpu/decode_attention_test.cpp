@@ -13,8 +13,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -331,14 +333,37 @@ void check_case(Device& dev, const Spec& s) {
 // registers) against the CPU twin, with SGLang-style per-tensor scales, both addressings, every head dim, GQA,
 // windows, sinks, q_len_per_req 4, split-KV; the same tolerance as the 16-bit pool (the twin reads the same
 // stored values; the conversion is exact).
+// Sets an environment variable for a scope, restoring what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Every case on both CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 4 warps and 64-key tiles, or 8 warps
+// and 128-key tiles at head_dim <= 128; the grid rule would pick the wide CTAs for every small case here).
 TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 900;
+  for (const char* warps : {"4", "8"})
   for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
         for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
+          ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
           Spec s;
           s.dtype = dt;
           s.kv_fp8 = kv;

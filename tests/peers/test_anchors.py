@@ -94,6 +94,26 @@ class Work(unittest.TestCase):
         self.assertEqual(an.layer_work(c)[1], kv + rows)
         self.assertAlmostEqual(an.figure(c, 1e-3), (kv + rows) / 1e-3 / 1e12)
 
+    def test_windowed_decode_is_a_step_of_its_layers(self):
+        header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
+        line = case_line("g", "decode", 16, 4096, 1, hq=16, hkv=8, d=256, model="gemma-3-12b").rstrip("\n")
+        (c,) = an.read_case_list(header + line + ",1023;1023;-1\n")
+        self.assertTrue(an.windowed_decode(c))
+        layers = an.decode_layer_cases(c)
+        # a windowed layer reads window_left + 1 keys (attnbench's min(prefix + new, window_left + new)), the global
+        # layer all 4097
+        self.assertEqual([lc.kv_len for lc in layers], [1024, 1024, 4097])
+        b_win, b_full = an.layer_work(layers[0])[1], an.layer_work(layers[2])[1]
+        figs = {1024: 2.0, 4097: 4.0}
+        expect = (2 * b_win + b_full) / (2 * b_win / 2e12 + b_full / 4e12) / 1e12
+        self.assertAlmostEqual(an.step_figure(layers, figs), expect)
+        self.assertLess(an.step_figure(layers, figs), 4.0)  # not the global layer's rate alone
+        self.assertIsNone(an.step_figure(layers, {1024: 2.0, 4097: None}))  # a refused layer: no step figure
+        with self.assertRaises(an.InputError):
+            an.read_case_list(header + line + ",1023;x;-1\n")
+        (full,) = an.read_case_list(header + line + ",-1;-1;-1\n")
+        self.assertFalse(an.windowed_decode(full))
+
     def test_ratio_is_against_the_better_anchor(self):
         self.assertAlmostEqual(an.ratio_to_best(300.0, 600.0, 320.0), 0.5)
         self.assertAlmostEqual(an.ratio_to_best(4.0, None, 3.2), 1.25)
