@@ -4,7 +4,7 @@
 # Usage (repository root on the device): scripts/h200_ncu.sh
 # Steps: build; tests (the decode / fp8 GPU tests); sanitize (memcheck, racecheck on two decode tests); perf
 # (decode rows: configs/fp8-evidence.toml e4m3 and configs/pr-evidence.toml, graph timing); decode / prefill
-# (ncu); anchors (pr-evidence + SDPA); validate.
+# (ncu); anchors (pr-evidence + SDPA); peers (FlashInfer's extend, .carry/sgl-full carried); validate.
 # Environment: OUT (required), STEPS (default "build decode prefill validate"), NCU_CASES (decode profiles to
 # take, default all), P (default .carry/prefix; when
 # missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: 2.5 MB instead of 15).
@@ -93,6 +93,17 @@ if has anchors; then
     timeout "$left" scripts/h200_anchors.sh "$ab" "$OUT/anchors" > "$OUT/anchors.txt" 2>&1
     echo "anchors rc=$?"; head -3 "$OUT/anchors.txt"; grep -E "^(extend|decode)" "$OUT/anchors/anchors.csv" | grep -v "llama-3.1-70b" | head -40
   fi
+fi
+if has peers; then
+  # FlashInfer's own extend (FA3 ragged, FA2 paged) beside attnbench's on the Llama-3.1-8B extend cases
+  # (issue 15's peer comparison), from the stripped site archive carried as .carry/sgl-full (scripts/sglang_site.py).
+  mkdir -p /tmp/site && tar -C /tmp/site -xzf .carry/sgl-full/sgl.tar.gz
+  export PYTHONPATH=/tmp/site FLASHINFER_WORKSPACE_BASE="$PWD/.carry/flashinfer-jit"
+  left=$(( ${LIMIT_S:-560} - ($(date +%s) - t0) ))
+  stamp "peers (${left}s left)"
+  PEER_OPTIONS="--backend ${PEER_BACKEND:-flashinfer_lib}" timeout "$left" scripts/h200_peers.sh "$ab" "$OUT/peers" \
+    "${PEER_FILTER:-^extend/llama-3.1-8b/}" > "$OUT/peers.txt" 2>&1
+  echo "peers rc=$?"; grep -E "^== |exit" "$OUT/peers.txt" | tail -8
 fi
 if has validate; then
   stamp validate

@@ -4,6 +4,7 @@
 #   scripts/h200_peers.sh ATTNBENCH OUTDIR [FILTER] [CONFIG]
 # FILTER: a regular expression on case ids (default: the Llama-3.1-8B cases), CONFIG: default pr-evidence.
 # Writes OUTDIR/{cases.csv, model.csv/.json/.log, peers.csv/.json/.log, report.md, compare.md}.
+# PEER_OPTIONS: more options for peer_flashinfer.py (e.g. "--backend flashinfer_lib").
 set -uo pipefail
 bin=${1:?usage: scripts/h200_peers.sh ATTNBENCH OUTDIR [FILTER] [CONFIG]}
 out=${2:?usage: scripts/h200_peers.sh ATTNBENCH OUTDIR [FILTER] [CONFIG]}
@@ -20,7 +21,7 @@ fi
 # bw_fraction's denominator: attnbench's own read probe on this GPU (model.json), so both fractions share it.
 read_bw=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"].get("read_bandwidth_bytes_per_s", ""))' \
   "$out/model.json" 2>/dev/null)
-python3 scripts/peer_flashinfer.py --cases "$out/cases.csv" --out "$out/peers.csv" ${read_bw:+--read-bandwidth "$read_bw"} \
+python3 scripts/peer_flashinfer.py --cases "$out/cases.csv" --out "$out/peers.csv" ${read_bw:+--read-bandwidth "$read_bw"} ${PEER_OPTIONS:-} \
   2>&1 | tee "$out/peers.log"
 echo "== peer_flashinfer exit ${PIPESTATUS[0]}"
 if [ -f "$out/model.json" ]; then
