@@ -123,7 +123,7 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
   if (mode == ForwardMode::target_verify && model_runner_.model_config.has_sliding_window())
     return Support::no("verify with a sliding window (tree mask + window) is not modelled for flashinfer");
   const float cap = model_runner_.model_config.attn_logit_cap;
-  if (cap > 0.0f && !kSglangPlansLogitCap) {
+  if (cap > 0.0f && !applies_logit_cap()) {
     std::ostringstream os;
     os << "uncapped: SGLang's FlashInfer backend passes logits_soft_cap to forward() only, not to plan(), where "
           "FlashInfer fixes it (the model's "
@@ -390,8 +390,9 @@ void FlashInferBackend::init_forward_metadata_out_graph(const ForwardBatch& fb, 
   }
 }
 
-void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
+void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& model_layer, const ForwardBatch& fb,
                                        bool save_kv_cache) {
+  const Layer layer = planned_layer(model_layer);
   // L1404-1460: the KV write comes first, then the decode wrapper.
   if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
@@ -400,8 +401,9 @@ void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& layer
             head_dim_, dtype_);
 }
 
-void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
+void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& model_layer, const ForwardBatch& fb,
                                        bool save_kv_cache) {
+  const Layer layer = planned_layer(model_layer);
   // L1243-1402.
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
   const int w = wrapper_index(layer);

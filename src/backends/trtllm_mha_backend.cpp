@@ -432,8 +432,9 @@ AttentionParams TrtllmMhaImpl::attention_params(const AttentionIO& io, const Lay
   p.causal = true;
   p.window_left = layer.sliding_window_size;  // the kernel applies the window (no trimming)
   p.sm_scale = layer.scaling;                 // bmm1_scale for bf16 KV; bmm2_scale = 1
-  // No logits_soft_cap: SGLang passes none to these kernels (kAppliesLogitCap, trtllm_mha_backend.hpp).
-  p.logits_soft_cap = 0.0f;
+  // The one place this backend decides the cap: none, as SGLang passes none to these kernels (kAppliesLogitCap,
+  // trtllm_mha_backend.hpp, which cites the lines). Every kernel call of this backend starts from these params.
+  p.logits_soft_cap = kAppliesLogitCap ? layer.logit_cap : 0.0f;
   p.sinks = layer.sinks;
   // fp8 KV (_get_bmm_scales L425-440): bmm1_scale = q_scale * k_scale * scaling, bmm2_scale = v_scale, q_scale
   // 1.0; the kernels fold k_scale / v_scale the same way (kernels/params.hpp).
