@@ -133,6 +133,10 @@ struct AttentionParams {
   float k_scale = 1.0f;
   float v_scale = 1.0f;
   bool q_fp8 = false;
+  // q_through_fp16: round a bf16 q to fp16 once before the logits. The CUDA decode kernel's fp8 path runs its MMAs
+  // in fp16 (kernels/cuda/decode_attention.cu, kMmaBf16) and so converts a bf16 q to fp16 once per CTA; the CPU
+  // decode entry sets this where that path runs (bf16 q over an fp8 pool) so that its twin rounds q the same way.
+  bool q_through_fp16 = false;
 
   bool causal = true;
   int window_left = -1;            // -1: no window

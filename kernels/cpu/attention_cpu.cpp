@@ -103,12 +103,13 @@ inline void visible(const AttentionParams& p, const RequestView& r, int qpos, in
 
 // The decode kernel runs its MMAs in fp16 over an fp8 pool (kernels/cuda/decode_attention.cu, kMmaBf16), so a
 // bf16 q passes through fp16 there: exact in [2^-14, 65504], rounded to nearest below (fp16 subnormals), inf
-// from 65520 up. The twin of the decode entry does the same; the prefill kernels keep bf16 q.
+// from 65520 up. The twin does the same where AttentionParams::q_through_fp16 says so (the decode entry sets it);
+// the prefill kernels keep bf16 q.
 inline void q_through_fp16(float* q, int n) {
   for (int i = 0; i < n; ++i) q[i] = fp16_to_float(float_to_fp16(q[i]));
 }
 
-void attend(const AttentionParams& p, bool decode) {
+void attend(const AttentionParams& p) {
   const int D = p.head_dim;
   const int group = p.num_qo_heads / p.num_kv_heads;
   const std::int64_t kv_row_elems = static_cast<std::int64_t>(p.num_kv_heads) * D;
@@ -117,7 +118,7 @@ void attend(const AttentionParams& p, bool decode) {
   // fp8 pool: stored values are loaded as is; k_scale joins the logit scale and v_scale the output (as
   // FlashInfer's k_scale / v_scale and TRTLLM's bmm1 / bmm2 scales do).
   const float logit_scale = p.sm_scale * kv_k_scale(p);
-  const bool q_fp16 = decode && is_fp8(kv_t) && q_t == DType::bf16;
+  const bool q_fp16 = p.q_through_fp16 && q_t == DType::bf16;
   const float out_scale = kv_v_scale(p);
 
   // Tasks: (request, kv head, query block).
@@ -231,8 +232,13 @@ void attend(const AttentionParams& p, bool decode) {
 
 }  // namespace
 
-void attention_decode_cpu(const AttentionParams& p, void*) { attend(p, /*decode=*/true); }
-void attention_prefill_cpu(const AttentionParams& p, void*) { attend(p, /*decode=*/false); }
+// The decode entry rounds q where the CUDA decode kernel's fp16 MMAs do: a bf16 q over an fp8 pool.
+void attention_decode_cpu(const AttentionParams& p, void*) {
+  AttentionParams d = p;
+  d.q_through_fp16 = is_fp8(kv_load_dtype(p)) && q_load_dtype(p) == DType::bf16;
+  attend(d);
+}
+void attention_prefill_cpu(const AttentionParams& p, void*) { attend(p); }
 
 void merge_state_cpu(const MergeStateParams& p, void*) {
   const std::int64_t n = static_cast<std::int64_t>(p.rows) * p.num_heads;

@@ -708,6 +708,16 @@ bool dispatch_tc(const PrefillArgs& a, int max_q_len, int batch_size, cudaStream
   }
 }
 
+// An fp8 pool (kFmt 1 = e4m3, 2 = e5m2): the model dtype (bf16 / fp16) and an fp8 q (q8) pick the instance.
+template <int kFmt>
+bool dispatch_fp8(const PrefillArgs& a, bool bf16, bool q8, int max_q_len, int batch_size, cudaStream_t stream) {
+  if (q8)
+    return bf16 ? dispatch_tc<__nv_bfloat16, kFmt, true>(a, max_q_len, batch_size, stream)
+                : dispatch_tc<__half, kFmt, true>(a, max_q_len, batch_size, stream);
+  return bf16 ? dispatch_tc<__nv_bfloat16, kFmt>(a, max_q_len, batch_size, stream)
+              : dispatch_tc<__half, kFmt>(a, max_q_len, batch_size, stream);
+}
+
 PrefillArgs make_args(const AttentionParams& p) {
   PrefillArgs a{};
   cuda_detail::set_attention_args(a, p);
@@ -798,18 +808,8 @@ void launch_attention_prefill_with(const AttentionParams& p, void* stream, Prefi
     const int n = p.max_q_len, bs = p.batch_size;
     bool done = false;
     switch (kv_load_dtype(p)) {
-      case DType::fp8_e4m3:
-        if (q8)
-          done = bf16 ? dispatch_tc<__nv_bfloat16, 1, true>(a, n, bs, s) : dispatch_tc<__half, 1, true>(a, n, bs, s);
-        else
-          done = bf16 ? dispatch_tc<__nv_bfloat16, 1>(a, n, bs, s) : dispatch_tc<__half, 1>(a, n, bs, s);
-        break;
-      case DType::fp8_e5m2:
-        if (q8)
-          done = bf16 ? dispatch_tc<__nv_bfloat16, 2, true>(a, n, bs, s) : dispatch_tc<__half, 2, true>(a, n, bs, s);
-        else
-          done = bf16 ? dispatch_tc<__nv_bfloat16, 2>(a, n, bs, s) : dispatch_tc<__half, 2>(a, n, bs, s);
-        break;
+      case DType::fp8_e4m3: done = dispatch_fp8<1>(a, bf16, q8, n, bs, s); break;
+      case DType::fp8_e5m2: done = dispatch_fp8<2>(a, bf16, q8, n, bs, s); break;
       default:
         done = bf16 ? dispatch_tc<__nv_bfloat16>(a, p.max_q_len, p.batch_size, s)
                     : dispatch_tc<__half>(a, p.max_q_len, p.batch_size, s);

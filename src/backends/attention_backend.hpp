@@ -76,9 +76,11 @@ class AttentionBackend {
 
   // Whether the backend applies the layer's logit cap (layer.logit_cap) as SGLang runs it. Neither of SGLang's
   // backends does today: FlashInfer gets the cap at forward() but fixes it at plan(), where SGLang passes none
-  // (kSglangPlansLogitCap, flashinfer_wrappers.hpp); trtllm_mha passes none to any of its kernels
+  // (kSglangPlansLogitCap, flashinfer_backend.hpp); trtllm_mha passes none to any of its kernels
   // (TrtllmMhaImpl::kAppliesLogitCap). So a capped model (Gemma-2) runs uncapped on both. The float64 reference
-  // follows the backend, and backends that differ here are not compared with each other.
+  // follows the backend, and backends that differ here are not compared with each other. Each backend decides
+  // the cap in one place from this flag (FlashInferBackend::planned_layer, TrtllmMhaImpl::attention_params), so
+  // what its kernels apply is what the reference assumes.
   virtual bool applies_logit_cap() const { return true; }
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).

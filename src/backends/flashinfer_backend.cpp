@@ -116,6 +116,14 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
 }
 
 Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sinks) const {
+  // --dtype float32: SGLang plans with q_data_type = the model dtype and data_type = the KV cache dtype (fp32 under
+  // "auto") (flashinfer_backend.py L1604-1605, L1894-1895), and FlashInfer 0.7.2 has no fp32 module to plan: the
+  // module's name indexes filename_safe_dtype_map (jit/utils.py L69-80, no torch.float32) in get_batch_decode_uri
+  // (jit/attention/modules.py L222) and get_batch_prefill_uri (L421), so plan() raises KeyError in every mode.
+  if (model_runner_.model_config.dtype == DType::fp32 && model_runner_.profile().flashinfer_rejects_fp32)
+    return Support::no("SGLang 0.5.23's FlashInfer backend cannot run --dtype float32: FlashInfer 0.7.2 has no fp32 "
+                       "attention module, plan() fails with KeyError torch.float32 (flashinfer/jit/attention/"
+                       "modules.py L222 decode, L421 prefill; jit/utils.py L69-80)");
   if (sinks) return Support::no("SGLang's FlashInfer backend does not pass attention sinks to its kernels");
   if (skip_prefill_ && mode != ForwardMode::decode) return Support::no("skip_prefill backend runs decode only");
   if (mode == ForwardMode::extend && cuda_graph)
@@ -123,7 +131,7 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
   if (mode == ForwardMode::target_verify && model_runner_.model_config.has_sliding_window())
     return Support::no("verify with a sliding window (tree mask + window) is not modelled for flashinfer");
   const float cap = model_runner_.model_config.attn_logit_cap;
-  if (cap > 0.0f && !kSglangPlansLogitCap) {
+  if (cap > 0.0f && !applies_logit_cap()) {
     std::ostringstream os;
     os << "uncapped: SGLang's FlashInfer backend passes logits_soft_cap to forward() only, not to plan(), where "
           "FlashInfer fixes it (the model's "
@@ -390,8 +398,9 @@ void FlashInferBackend::init_forward_metadata_out_graph(const ForwardBatch& fb, 
   }
 }
 
-void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
+void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& model_layer, const ForwardBatch& fb,
                                        bool save_kv_cache) {
+  const Layer layer = planned_layer(model_layer);
   // L1404-1460: the KV write comes first, then the decode wrapper.
   if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
@@ -400,8 +409,9 @@ void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& layer
             head_dim_, dtype_);
 }
 
-void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
+void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& model_layer, const ForwardBatch& fb,
                                        bool save_kv_cache) {
+  const Layer layer = planned_layer(model_layer);
   // L1243-1402.
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
   const int w = wrapper_index(layer);

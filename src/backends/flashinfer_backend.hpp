@@ -13,6 +13,26 @@
 
 namespace attnbench {
 
+// The attention logit cap under SGLang's FlashInfer backend. FlashInfer (>= 0.2) compiles the cap into the module
+// that plan() / begin_forward() selects (decode.py / prefill.py plan: get_batch_decode_module(...,
+// logits_soft_cap > 0) / get_batch_prefill_module(..., logits_soft_cap > 0, ...), the cap defaulting to None -> 0);
+// the deprecated forward(..., logits_soft_cap=...) only stores a runtime scalar that a module planned without a cap
+// never reads. SGLang passes logits_soft_cap=layer.logit_cap to forward() / forward_return_lse() only
+// (sglang-backends.md §3.1 L269, L275-276; flashinfer_backend.py forward_decode / forward_extend) and none to
+// any plan: decode begin_forward(kv_indptr, kv_indices, kv_last_page_len, Hq, Hkv, D, 1, data_type, q_data_type,
+// non_blocking, fixed_split_size, disable_split_kv) (sglang-backends.md §3.1 table, L1725-1740), ragged
+// begin_forward(qo_indptr, qo_indptr, Hq, Hkv, D, q_data_type) (L2121-2128; sglang-0.5.23.md §2.3 L2296-2304).
+// So a capped model (Gemma-2: 50) runs uncapped on SGLang's FlashInfer backend: SGLang issue #33915 "FlashInfer
+// backend drops attn_logit_softcapping ... gemma-2 and grok-1 run uncapped" (open; fixes #34093 and #38525 open,
+// #33987 closed unmerged; FlashInfer issue #1193 "logit cap is wrong in flashinfer >= 0.2.0"). attnbench runs the
+// same: FlashInferBackend::planned_layer gives the wrappers the cap the plan had, and SGLang's plans have none.
+// Checked in the 0.5.23 wheel (sglang/srt/layers/attention/flashinfer_backend.py): no plan call passes
+// logits_soft_cap (decode begin_forward L1840-1873, ragged L2296-2303, paged L2395-2414); forward_extend reads
+// layer.logit_cap at L1370 and passes it to forward()/forward_return_lse() at L1435-1497, forward_decode at
+// L1570; FlashInfer 0.7.2's deprecated forward() stores it as self._logits_soft_cap and calls run() (prefill.py
+// L3214-3238), while plan() picked the module by logits_soft_cap > 0 (L2990).
+inline constexpr bool kSglangPlansLogitCap = false;
+
 class FlashInferBackend : public AttentionBackend {
  public:
   explicit FlashInferBackend(ModelRunner& model_runner, bool skip_prefill = false);
@@ -23,6 +43,14 @@ class FlashInferBackend : public AttentionBackend {
   Fp8ReadView fp8_read_view(ForwardMode mode) const override;
   // SGLang plans its wrappers without the cap, which FlashInfer fixes at plan time (kSglangPlansLogitCap).
   bool applies_logit_cap() const override { return kSglangPlansLogitCap; }
+  // The layer as SGLang's plans leave it for the kernels: logit_cap 0 unless applies_logit_cap(). The one place
+  // this backend decides the cap: forward_decode / forward_extend hand the wrappers only this layer, and the
+  // wrappers pass its logit_cap through.
+  Layer planned_layer(const Layer& layer) const {
+    Layer l = layer;
+    if (!applies_logit_cap()) l.logit_cap = 0.0f;
+    return l;
+  }
   void init_forward_metadata(const ForwardBatch& fb) override;
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override;
   void init_cuda_graph_state(int max_bs, int max_num_tokens) override;

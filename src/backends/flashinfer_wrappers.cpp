@@ -188,7 +188,7 @@ void DecodeWrapper::run(const AttentionIO& io, const void* k_cache, const void* 
   p.causal = false;     // one query at the end of its sequence sees every key given
   p.window_left = -1;   // SGLang does not pass window_left to decode: windows are trimmed in the indices
   p.sm_scale = layer.scaling;
-  p.logits_soft_cap = kSglangPlansLogitCap ? layer.logit_cap : 0.0f;  // forward()'s cap needs a capped plan
+  p.logits_soft_cap = layer.logit_cap;  // as the backend planned it (FlashInferBackend::planned_layer)
   set_kv_data_type(p, layer);
   fill_split(p);
   device_.kernels().attention_decode(p, device_.stream());
@@ -246,7 +246,7 @@ void PagedPrefillWrapper::run(const AttentionIO& io, float* lse, const void* k_c
   p.causal = causal;
   p.window_left = window_left;
   p.sm_scale = layer.scaling;
-  p.logits_soft_cap = kSglangPlansLogitCap ? layer.logit_cap : 0.0f;  // forward()'s cap needs a capped plan
+  p.logits_soft_cap = layer.logit_cap;  // as the backend planned it (FlashInferBackend::planned_layer)
   set_kv_data_type(p, layer);
   fill_split(p);
   device_.kernels().attention_prefill(p, device_.stream());
@@ -291,7 +291,7 @@ void RaggedPrefillWrapper::run(const AttentionIO& io, float* lse, const Layer& l
   p.causal = causal;
   p.window_left = window_left;
   p.sm_scale = layer.scaling;
-  p.logits_soft_cap = kSglangPlansLogitCap ? layer.logit_cap : 0.0f;  // forward()'s cap needs a capped plan
+  p.logits_soft_cap = layer.logit_cap;  // as the backend planned it (FlashInferBackend::planned_layer)
   set_kv_data_type(p, layer);
   fill_split(p);
   device_.kernels().attention_prefill(p, device_.stream());

@@ -21,23 +21,6 @@ inline constexpr std::int64_t kFlashInferIntWorkspaceBytes = 8 * 1024 * 1024;
 // prefill.py L1723: _kv_lens_buffer = torch.empty(32768, int32).
 inline constexpr int kFlashInferKvLensBufferEntries = 32768;
 
-// The attention logit cap under SGLang's FlashInfer backend. FlashInfer (>= 0.2) compiles the cap into the module
-// that plan() / begin_forward() selects (decode.py / prefill.py plan: get_batch_decode_module(...,
-// logits_soft_cap > 0) / get_batch_prefill_module(..., logits_soft_cap > 0, ...), the cap defaulting to None -> 0);
-// the deprecated forward(..., logits_soft_cap=...) only stores a runtime scalar that a module planned without a cap
-// never reads. SGLang passes logits_soft_cap=layer.logit_cap to forward() / forward_return_lse() only
-// (sglang-backends.md §3.1 L269, L275-276; flashinfer_backend.py forward_decode / forward_extend) and none to
-// any plan: decode begin_forward(kv_indptr, kv_indices, kv_last_page_len, Hq, Hkv, D, 1, data_type, q_data_type,
-// non_blocking, fixed_split_size, disable_split_kv) (sglang-backends.md §3.1 table, L1725-1740), ragged
-// begin_forward(qo_indptr, qo_indptr, Hq, Hkv, D, q_data_type) (L2121-2128; sglang-0.5.23.md §2.3 L2296-2304).
-// So a capped model (Gemma-2: 50) runs uncapped on SGLang's FlashInfer backend: SGLang issue #33915 "FlashInfer
-// backend drops attn_logit_softcapping ... gemma-2 and grok-1 run uncapped" (open; fixes #34093 and #38525 open,
-// #33987 closed unmerged; FlashInfer issue #1193 "logit cap is wrong in flashinfer >= 0.2.0"). attnbench runs the
-// same: the wrappers apply a forward-time cap only when the plan had one, and SGLang's plans never do.
-// [unverified for the 0.5.23 wheel itself: its paged plan call (L2395-2414) is listed without all its arguments;
-// set this to true if that wheel's flashinfer_backend.py passes logits_soft_cap to its plans.]
-inline constexpr bool kSglangPlansLogitCap = false;
-
 // What plan() leaves for run().
 struct PlanInfo {
   bool planned = false;

@@ -139,6 +139,20 @@ Support TrtllmMhaImpl::supports_mode(ForwardMode mode, bool cuda_graph, bool) co
   if (page_size_ == 128 && m.num_qo_heads() == m.num_kv_heads() && page128_check_applies(model_runner_.server_args, arch_))
     return Support::no("SGLang refuses trtllm_mha at page size 128 without grouped-query attention on " +
                        arch_name(arch_) + page128_check_where(model_runner_.server_args));
+  // --dtype float32 (FlashInfer 0.7.2, SglangProfile::flashinfer_rejects_fp32): on SM90 / SM120 decode and verify
+  // run XQA (trtllm_batch_decode_with_kv_cache backend "auto", decode.py L4113-4116), whose module generator takes
+  // fp16 / bf16 q only (jit/xqa.py L64-71: ValueError); extend runs fmha_v2, whose generator knows fp16 / bf16 / e4m3
+  // only (jit/attention/modules.py L2561-2566: KeyError). SM100 (trtllm-gen) is not established: not ruled.
+  if (dtype_ == DType::fp32 && model_runner_.profile().flashinfer_rejects_fp32 && is_xqa_arch(arch_)) {
+    if (mode != ForwardMode::extend)
+      return Support::no("SGLang 0.5.23's trtllm_mha cannot run --dtype float32 on " + arch_name(arch_) +
+                         ": XQA takes fp16 / bf16 q only (FlashInfer 0.7.2 flashinfer/jit/xqa.py L64-71, "
+                         "ValueError \"Invalid dtype: torch.float32 for XQA\")");
+    if (use_fmha_v2_)
+      return Support::no("SGLang 0.5.23's trtllm_mha cannot run --dtype float32 on " + arch_name(arch_) +
+                         ": fmha_v2 prefill builds fp16 / bf16 / e4m3 modules only (FlashInfer 0.7.2 "
+                         "flashinfer/jit/attention/modules.py L2561-2566, KeyError torch.float32)");
+  }
   // Sinks are passed to both TRTLLM kernels (L1163-1178, L1347-1405).
   switch (mode) {
     case ForwardMode::decode:
@@ -432,8 +446,9 @@ AttentionParams TrtllmMhaImpl::attention_params(const AttentionIO& io, const Lay
   p.causal = true;
   p.window_left = layer.sliding_window_size;  // the kernel applies the window (no trimming)
   p.sm_scale = layer.scaling;                 // bmm1_scale for bf16 KV; bmm2_scale = 1
-  // No logits_soft_cap: SGLang passes none to these kernels (kAppliesLogitCap, trtllm_mha_backend.hpp).
-  p.logits_soft_cap = 0.0f;
+  // The one place this backend decides the cap: none, as SGLang passes none to these kernels (kAppliesLogitCap,
+  // trtllm_mha_backend.hpp, which cites the lines). Every kernel call of this backend starts from these params.
+  p.logits_soft_cap = kAppliesLogitCap ? layer.logit_cap : 0.0f;
   p.sinks = layer.sinks;
   // fp8 KV (_get_bmm_scales L425-440): bmm1_scale = q_scale * k_scale * scaling, bmm2_scale = v_scale, q_scale
   // 1.0; the kernels fold k_scale / v_scale the same way (kernels/params.hpp).

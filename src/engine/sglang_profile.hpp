@@ -39,6 +39,13 @@ struct SglangProfile {
   // trtllm_mha_backend.py L374-390). At 30cb848d4 the check sat in the constructor (L220-243) and SGLang's
   // test expected an MHA model at page 128 to fail to construct: attnbench applies it on every architecture.
   bool page128_check_off_xqa_only = false;
+  // FlashInfer has no fp32 attention kernels: SGLang accepts --dtype float32 (arg_groups/fields/model.py L173) and
+  // checks nothing more, but FlashInfer's JIT dtype tables hold fp16 / bf16 / fp8 only (flashinfer/jit/utils.py
+  // L69-80), so every FlashInfer wrapper's plan() fails (KeyError: torch.float32 building the module's name,
+  // jit/attention/modules.py L222 decode, L421 prefill), XQA refuses an fp32 q (jit/xqa.py L64-71) and fmha_v2
+  // builds fp16 / bf16 / e4m3 modules only (jit/attention/modules.py L2561-2566). Read in FlashInfer 0.7.2's
+  // sources (0.5.23); 0.6.15.post1's (30cb848d4) were not read, so that profile keeps running fp32.
+  bool flashinfer_rejects_fp32 = false;
 };
 
 // The modelled releases; the first is the default.
