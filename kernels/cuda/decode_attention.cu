@@ -30,7 +30,11 @@
 // rows are the M rows of mma.sync m16n8k16 (bf16/fp16 in, fp32 accumulate); S = Q K^T takes K through
 // ldmatrix, O += P V takes V through ldmatrix.trans, P stays in registers (the FA2 layout identity). With one
 // m-tile (group * q_len <= 16) the 4 warps split each tile's four 16-key blocks; with 2 or 4 m-tiles they
-// split the m-tiles. Online softmax in base 2, per warp; the warps' states merge through shared memory.
+// split the m-tiles. At most 8 rows (kSmallM: every decode preset) turn both products around: S^T = K Q^T (the
+// keys are the 16 M rows, the query rows the 8 N columns) and O^T = V^T P^T, P^T reaching the PV MMA through
+// movmatrix; no MMA row is padding. fp8 grids that fill at most half the SMs' CTA slots take CTAs of 8 warps
+// over 128-key tiles (has_wide_ctas; ATTNBENCH_DECODE_WARPS=4|8 forces one). Online softmax in base 2, per
+// warp; the warps' states merge through shared memory.
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
 // normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink). No host sync,
@@ -38,10 +42,12 @@
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
 // fp8 KV runs the MMAs in fp16 (kMmaBf16 in decode_mma_kernel: one conversion instruction per two values).
-// Llama-3.1-8B, e4m3, trtllm_mha, graph (attnbench run, results/h200/fp8/run-2026-12-01b/): b=64 kv 4k / 16k
-// 3.84 / 4.12 TB/s, b=256 kv 4k / 16k 3.97 / 3.97 (0.90-0.97 of the copy bandwidth, 0.85-0.91 of the read
-// probe; with the bf16 conversions 3.14-3.49). Still below 0.9: b=256 kv 1k (3.38) and b=16 kv 16k (3.02).
-// Head_dim 256 (Gemma-3-12B, window 1024): 0.64-0.76 of the copy bandwidth in bf16 (before the fp16 change).
+// Llama-3.1-8B, e4m3, trtllm_mha, graph (attnbench run; copy bandwidth 4.245 TB/s): with S^T = K Q^T and the
+// wide CTAs (results/h200/fp8/run-2026-12-01c/) b=64 kv 4k / 16k 3.99 / 4.31 TB/s, b=256 kv 4k / 16k 4.23 / 4.37,
+// b=256 kv 1k 3.66 (0.86: 3.9 lockstep waves, each opening with a page-table and a KV round trip), b=16 kv 16k
+// 3.76 (0.89: 256 CTAs, 124 SMs with two, 8 with one); before (run-2026-12-01b/, S = Q K^T with 8 padding rows,
+// 4-warp CTAs) 3.84 / 4.12, 3.97 / 3.97, 3.38 and 3.02. Head_dim 256 (Gemma-3-12B's global layer, bf16, b=16
+// kv 16k, ncu): 639 -> 479 µs, DRAM 70% -> 93% of peak with S^T = K Q^T.
 // Generic path (fp32, other head dims <= 512, misaligned pointers): one warp per (query row, head), online
 // softmax key by key, no split. Slow; correct.
 #include <cuda_bf16.h>
@@ -351,13 +357,17 @@ __device__ __forceinline__ int swz(int p, int row) {
 // split into two n8 tiles (even and odd columns of a 16-column piece), whose outputs are put back in order at
 // the final combine. k_scale is folded into the logit scale and v_scale into the output (AttentionArgs
 // sm_scale / out_scale): no per-element scaling.
-// kSmallM (group * q_len <= 8: every decode preset): O^T = V^T P^T instead of O = P V. The M rows of the PV MMA
+// kSmallM (group * q_len <= 8: every decode preset): S^T = K Q^T instead of S = Q K^T, and O^T = V^T P^T
+// instead of O = P V. S^T's M rows are 16 keys and its 8 N columns the query rows (q row g is thread (g, t)'s B
+// fragment, D / 8 registers), so a thread's scores are (key g | g + 8) x (query row 2t | 2t + 1): each row's max
+// is reduced over the 8 lanes of one t, and the rescale factors of the O^T accumulators (whose columns are the
+// same query rows) are the thread's own. P^T's B fragment (query row g; keys 2t, 2t + 1 | + 8) is S^T's C
+// fragment packed as two 8 x 8 b16 matrices and transposed by movmatrix. The M rows of the PV MMA
 // become 16 head_dim columns and its 8 N columns the query rows, so the MMA wastes no rows on padding: half the
 // PV MMAs and half the accumulator registers (D / 4 floats a thread), which lets more CTAs stay resident. V^T's
 // A fragments come from the same ldmatrix.trans as before (16-bit: matrices (keys 0-7 | 8-15) x (columns
-// 16j + 0-7 | 8-15); fp8: the even / odd column words become A rows g / g + 8), and P^T's B fragment is the
-// S accumulator of row g as it is (keys 2t, 2t+1 and 2t+8, 2t+9). A thread's output columns are query rows 2t,
-// 2t+1, so their rescale factors come from lanes 8t and 8t + 4 by shuffle.
+// 16j + 0-7 | 8-15); fp8: the even / odd column words become A rows g / g + 8). (Before S^T, S = Q K^T ran 8
+// padding rows in every QK^T MMA, held q in twice the registers and spilled 24 bytes in the fp8 kernel.)
 template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM, int kW = kWarps>
 __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const DecodeArgs a) {
   static_assert(kW == kWarps || kSmallM, "wide CTAs only with kSmallM (every warp its own 16 keys)");

@@ -153,6 +153,13 @@ Support TrtllmMhaImpl::supports_mode(ForwardMode mode, bool cuda_graph, bool) co
                          ": fmha_v2 prefill builds fp16 / bf16 / e4m3 modules only (FlashInfer 0.7.2 "
                          "flashinfer/jit/attention/modules.py L2561-2566, KeyError torch.float32)");
   }
+  // --kv-cache-dtype fp8_e5m2 (SglangProfile::trtllm_reads_e4m3_only): accepted, but on SM90 / SM120 XQA and
+  // fmha_v2 would read the e5m2 pool as 16-bit values (trtllm_mha_backend.py tests float8_e4m3fn only: L699, L1066,
+  // L1638, L1758). attnbench does not model a misread cache: the row is skipped with that reason.
+  if (kv_dtype_ == DType::fp8_e5m2 && model_runner_.profile().trtllm_reads_e4m3_only && is_xqa_arch(arch_))
+    return Support::no("SGLang 0.5.23's trtllm_mha handles fp8_e4m3 only: on " + arch_name(arch_) +
+                       " XQA / fmha_v2 would read an fp8_e5m2 pool as 16-bit values (FlashInfer 0.7.2 "
+                       "flashinfer/jit/xqa.py L73-80, CACHE_ELEM_ENUM=0; prefill.py L7774-7778), not modelled");
   // Sinks are passed to both TRTLLM kernels (L1163-1178, L1347-1405).
   switch (mode) {
     case ForwardMode::decode:

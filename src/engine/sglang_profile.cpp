@@ -18,6 +18,7 @@ const std::vector<SglangProfile>& sglang_profiles() {
     p0523.decode_seq_len_splits = true;
     p0523.page128_check_off_xqa_only = true;
     p0523.flashinfer_rejects_fp32 = true;
+    p0523.trtllm_reads_e4m3_only = true;
     v.push_back(p0523);
     SglangProfile main;
     main.version = "30cb848d4";

@@ -46,6 +46,12 @@ struct SglangProfile {
   // builds fp16 / bf16 / e4m3 modules only (jit/attention/modules.py L2561-2566). Read in FlashInfer 0.7.2's
   // sources (0.5.23); 0.6.15.post1's (30cb848d4) were not read, so that profile keeps running fp32.
   bool flashinfer_rejects_fp32 = false;
+  // SGLang's TRTLLM paths handle one fp8 format, e4m3: with --kv-cache-dtype fp8_e5m2 (which nothing rejects)
+  // XQA's generator builds a 16-bit cache for any KV dtype but e4m3 / int8 / uint8 (flashinfer/jit/xqa.py L73-80,
+  // data/csrc/xqa/defines.h L86-89) and fmha_v2 picks its module from q's dtype (prefill.py L7774-7778): on SM90 /
+  // SM120 SGLang would read an e5m2 pool as bf16 / fp16. Read in the 0.5.23 wheel and FlashInfer 0.7.2 (README,
+  // "fp8 KV cache"); SM100's trtllm-gen not established.
+  bool trtllm_reads_e4m3_only = false;
 };
 
 // The modelled releases; the first is the default.

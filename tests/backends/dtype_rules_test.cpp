@@ -1,7 +1,8 @@
 // Which model / KV dtypes SGLang 0.5.23 (FlashInfer 0.7.2) runs on each backend, on the CPU: --dtype float32 is
 // skipped with SGLang's reason where FlashInfer has no fp32 kernel (every FlashInfer plan; XQA decode / verify and
 // fmha_v2 extend on SM90 / SM120), and runs where nothing was established against it (30cb848d4's FlashInfer,
-// trtllm-gen on SM100); fp8_e5m2 runs on every backend (SGLang 0.5.23 accepts it: README, "fp8 KV cache").
+// trtllm-gen on SM100); fp8_e5m2 runs on FlashInfer and is skipped on trtllm_mha on SM90 / SM120, whose XQA /
+// fmha_v2 would read it as 16-bit values (README, "fp8 KV cache").
 #include <gtest/gtest.h>
 
 #include <string>
@@ -82,9 +83,20 @@ TEST(DtypeRules, AcceptedCombinationsRun) {
       const CaseOutcome out = run(mode, dtype, s);
       for (const std::string& b : backend_names()) expect_ok(row(out, b), mode + " " + dtype);
     }
-    // fp8_e5m2 KV: SGLang 0.5.23 refuses it on none of these backends.
+    // fp8_e5m2 KV: FlashInfer takes it; SGLang's TRTLLM paths would misread it on SM90 / SM120 (skipped there),
+    // trtllm-gen on SM100 was not established (runs).
     const CaseOutcome e5m2 = run(mode, "bf16", s, "fp8_e5m2");
-    for (const std::string& b : backend_names()) expect_ok(row(e5m2, b), mode + " bf16 kv fp8_e5m2");
+    expect_ok(row(e5m2, "flashinfer"), mode + " bf16 kv fp8_e5m2");
+    for (const std::string b : {"trtllm_mha", "trtllm_mha_legacy"}) {
+      const ResultRow& r = row(e5m2, b);
+      EXPECT_EQ(r.status, RowStatus::skipped) << mode << " " << b << ": " << r.note;
+      EXPECT_NE(r.note.find("fp8_e4m3 only"), std::string::npos) << r.note;
+      EXPECT_NE(r.note.find("xqa.py L73-80"), std::string::npos) << r.note;
+    }
+    ServerArgs sm100;
+    sm100.arch = 100;
+    const CaseOutcome gen = run(mode, "bf16", sm100, "fp8_e5m2");
+    for (const std::string b : {"trtllm_mha", "trtllm_mha_legacy"}) expect_ok(row(gen, b), "sm100 " + mode + " e5m2");
   }
   // fp32 where no rule was established: trtllm-gen (SM100) decode, and every backend under 30cb848d4.
   ServerArgs sm100;
