@@ -128,7 +128,6 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   // split-KV
   bool split;
   int num_chunks;  // CTAs per (request, KV head, row group): max_num_chunks when split, else 1
-  int heads_per_cta;  // KV heads one CTA takes in turn (kSmallM; else 1): decode_heads_per_cta
   int kv_chunk_size;
   const std::int32_t* kv_chunk_size_ptr;
   float* part_o;    // [total_q, num_chunks, Hq, D]
@@ -384,10 +383,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   constexpr int kStageBytes = kTileKeys * kLdRowBytes;    // one of K or V, as stored
   constexpr int kKSteps = D / 16;                         // mma k-steps over head_dim
   constexpr int kNTiles = D / 8;                          // n8 tiles of the output
-  // The final combine's rows per warp and fp32 row stride: kSmallM's 8 rows, unpadded, fill one K / V stage
-  // exactly with fp8 (kW * 8 * D * 4 bytes = 2 * 16 kW * D * 1), half of one with 16-bit KV.
-  constexpr int kERows = kSmallM ? 8 : 16;
-  constexpr int kEStride = kSmallM ? D : D + 4;
+  constexpr int kOStride = D + 4;                         // fp32 row stride of the final combine
   static_assert(kThreads % kLdPieces == 0 && kTileKeys % kRowStep == 0, "tile shape");
   // fp8: two independent QK^T accumulators (even and odd k-steps; one ldmatrix serves both), which halves the
   // MMA dependency chain. (Not for 16-bit KV: at head_dim 256 the 8 extra registers spill.)
@@ -408,11 +404,8 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   bid /= a.num_chunks;
   const int rg = bid % a.row_groups;
   bid /= a.row_groups;
-  // kSmallM: heads_per_cta consecutive KV heads of the request, one after the other through one pipeline.
-  const int hpc = kSmallM ? a.heads_per_cta : 1;
-  const int head_groups = a.num_kv_heads / hpc;
-  const int kvh_base = (bid % head_groups) * hpc;
-  const int req = bid / head_groups;
+  const int kvh = bid % a.num_kv_heads;
+  const int req = bid / a.num_kv_heads;
 
   const cuda_detail::RequestView ri = cuda_detail::request_view(a, req);
   const int G = a.group;
@@ -445,7 +438,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   // columns, query rows 2t and 2t + 1; each row's visible range clamped to the CTA's keys. Padding rows see none.
   int row_lo[2], row_hi[2];
   const int Hq = a.num_qo_heads;
-  auto q_word_of = [&](int kvh, int r) -> std::int64_t {  // row r's q in 32-bit words, -1 for padding rows
+  auto q_word_of = [&](int r) -> std::int64_t {  // offset of row r's q in 32-bit words, -1 for padding rows
     if (!active || r >= rows_valid) return -1;
     const int R = row0 + r;
     return (static_cast<std::int64_t>(ri.q_begin + R / G) * Hq + kvh * G + R % G) * (D / 2);
@@ -462,15 +455,15 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
       row_hi[x] = min(hi, kend);
     }
   }
-  // Q as A fragments, kept in registers for the whole key loop (of one KV head). The q rows this thread loads: g
-  // and g + 8 as the A operand, or with kSmallM row g as the B operand of S^T. fp8: k 2t, 2t+1 are columns 4t,
-  // 4t+1 (word 2t) and k 2t+8, 2t+9 are 4t+2, 4t+3 (word 2t + 1), the permutation of the K fragments.
+  // The q rows this thread loads: g and g + 8 as the A operand, or with kSmallM row g as the B operand of S^T.
+  const std::int64_t q_word[2] = {q_word_of(kSmallM ? g : mt * 16 + g), kSmallM ? -1 : q_word_of(mt * 16 + g + 8)};
+
+  // Q as A fragments, kept in registers for the whole key loop. fp8: k 2t, 2t+1 are columns 4t, 4t+1 (word
+  // 2t) and k 2t+8, 2t+9 are 4t+2, 4t+3 (word 2t + 1), the permutation of the K fragments.
   // kSmallM: Q^T's B fragments of row g, {k 2t, 2t + 1; k 2t + 8, 2t + 9} per k-step (half the registers).
   constexpr int kQRegs = kSmallM ? 2 : 4;
   std::uint32_t qf[kKSteps][kQRegs];
-  auto load_q = [&](int kvh) {
-    const std::int64_t q_word[2] = {q_word_of(kvh, kSmallM ? g : mt * 16 + g),
-                                    kSmallM ? -1 : q_word_of(kvh, mt * 16 + g + 8)};
+  {
     const auto* q32 = static_cast<const std::uint32_t*>(a.q);
     const int w_lo = kFp8 ? 2 * t : t, w_hi = kFp8 ? 2 * t + 1 : 4 + t;
 #pragma unroll
@@ -491,14 +484,13 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
 #pragma unroll
         for (int i = 0; i < kQRegs; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
     }
-  };
-  load_q(kvh_base);
+  }
 
   // ---- K/V loader: thread copies piece ld_piece of rows ld_row0 + i * kRowStep --------------------------
   const int ld_piece = threadIdx.x % kLdPieces;
   const int ld_row0 = threadIdx.x / kLdPieces;
   const std::int64_t slot_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;  // elements per slot
-  const std::int64_t head_off_bytes = static_cast<std::int64_t>(kvh_base) * D * kElem + ld_piece * 16;
+  const std::int64_t head_off_bytes = static_cast<std::int64_t>(kvh) * D * kElem + ld_piece * 16;
   const auto* kg = static_cast<const unsigned char*>(a.k);
   const auto* vg = static_cast<const unsigned char*>(a.v);
   // Page / token indices travel like K and V: tile j's 64 indices (one per key row: the page id, or the token's
@@ -512,19 +504,15 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
                : (by_token ? a.kv_indices + ri.kv_base : nullptr);
   auto* ring = reinterpret_cast<std::int32_t*>(smem + kStages * 2 * kStageBytes);  // [kStages][kTileKeys]
   const std::uint32_t ring_base = smem_base + kStages * 2 * kStageBytes;
-  // The CTA's tiles form one stream, gt = h * num_tiles + local: local tile `local` of its h-th KV head (the
-  // heads share the request's keys, so tile `local`'s indices are the same for every head).
-  const int total_tiles = hpc * num_tiles;
-  auto local_of = [&](int gt) { return gt - (gt / num_tiles) * num_tiles; };
-  // Where the index of key row r of local tile j is read from (the row clamped to the last key: always valid).
+  // Where the index of key row r of tile j is read from (the row clamped to the last key: always valid).
   auto index_src = [&](int tile, int r) {
     const int m = min(kbeg + tile * kTileKeys + r, kend - 1);
     const int e = !by_block ? m : (a.page_shift >= 0 ? m >> a.page_shift : m / a.page_size);
     return index_row + e;
   };
-  auto copy_indices = [&](int gt) {  // asynchronous, joins the current commit group
-    if (index_row != nullptr && gt < total_tiles && threadIdx.x < kTileKeys)
-      cp_async4(ring_base + ((gt % kStages) * kTileKeys + threadIdx.x) * 4, index_src(local_of(gt), threadIdx.x));
+  auto copy_indices = [&](int tile) {  // asynchronous, joins the current commit group
+    if (index_row != nullptr && tile < num_tiles && threadIdx.x < kTileKeys)
+      cp_async4(ring_base + ((tile % kStages) * kTileKeys + threadIdx.x) * 4, index_src(tile, threadIdx.x));
   };
 
   // Byte address of key m's piece = base + slot * (bytes of one slot) + this thread's head and piece offset, with
@@ -541,14 +529,11 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   const int page_size = a.page_size;
   const int shift = by_block && !page_mod ? a.page_shift : 0;
   const int mask = by_block && !page_mod ? page_size - 1 : 0;
-  auto issue = [&](int gt) {
-    const std::uint32_t sk = smem_base + (gt % kStages) * 2 * kStageBytes;
+  auto issue = [&](int tile) {
+    const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
     const std::uint32_t sv = sk + kStageBytes;
-    const std::int32_t* ring_tile = ring + (gt % kStages) * kTileKeys;
-    const int h = gt / num_tiles;
-    const int m0 = kbeg + (gt - h * num_tiles) * kTileKeys;
-    const char* const kh = k_at + h * (D * kElem);  // this head's piece of each slot
-    const char* const vh = v_at + h * (D * kElem);
+    const std::int32_t* ring_tile = ring + (tile % kStages) * kTileKeys;
+    const int m0 = kbeg + tile * kTileKeys;
 #pragma unroll
     for (int i = 0; i < kRowsPerThread; ++i) {
       const int row = ld_row0 + i * kRowStep;
@@ -562,8 +547,8 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
         slot = ri.kv_base + min(m, kend - 1);
       }
       const std::uint32_t off = row * kLdRowBytes + swz<kLdPieces>(ld_piece, row) * 16;  // swizzled for ldmatrix
-      cp_async16_indexed(sk + off, kh, slot, row_bytes_all, ok);
-      cp_async16_indexed(sv + off, vh, slot, row_bytes_all, ok);
+      cp_async16_indexed(sk + off, k_at, slot, row_bytes_all, ok);
+      cp_async16_indexed(sv + off, v_at, slot, row_bytes_all, ok);
     }
   };
 
@@ -580,152 +565,30 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   // Prologue: the indices of tiles 0 .. kStages-2 synchronously, then their K/V (and the indices kStages - 1
   // tiles further) asynchronously. The barriers keep a ring slot's readers ahead of its next writer.
   if (index_row != nullptr && threadIdx.x < kTileKeys) {
-    for (int s = 0; s < kStages - 1 && s < total_tiles; ++s)
-      ring[s * kTileKeys + threadIdx.x] = *index_src(local_of(s), threadIdx.x);
+    for (int s = 0; s < kStages - 1 && s < num_tiles; ++s) ring[s * kTileKeys + threadIdx.x] = *index_src(s, threadIdx.x);
   }
   __syncthreads();
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < total_tiles) issue(s);
+    if (s < num_tiles) issue(s);
     copy_indices(s + kStages - 1);
     cp_async_commit();
     __syncthreads();
   }
 
-  // Combine the warps' states of KV head `kvh` and store its rows (o, lse, or the split's partials).
-  auto finish = [&](int kvh, unsigned char* region) {
-
-    // ---- merge the warps' states through shared memory, then store ----------------------------------------
-    // The combine buffer [kWarps][kERows][kEStride] floats at `region`: kSmallM's (at most 8 rows, no padding
-    // columns) fits one K / V stage exactly, so a CTA that takes several heads combines one head in the stage of
-    // its last tile while the next head's tiles are in flight; the warps' m and l go after the index ring. The
-    // other kernels combine at the start of shared memory once every copy has landed.
-  #pragma unroll
-    for (int x = 0; x < 2; ++x) {  // a row's sum over the lanes holding its keys: one quad, or with kSmallM one t
-      if constexpr (kSmallM) {
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 4);
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 8);
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 16);
-      } else {
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
-      }
-    }
-    auto* so = reinterpret_cast<float*>(region);                                     // [kWarps][kERows][kEStride]
-    float* sm = kSmallM ? reinterpret_cast<float*>(smem + kStages * 2 * kStageBytes + kStages * kTileKeys * 4)
-                        : so + kWarps * kERows * kEStride;                         // [kWarps][kERows]
-    float* sl = sm + kWarps * kERows;                                               // [kWarps][kERows]
-    if (active) {
-      float* ow = so + warp * kERows * kEStride;
-      if constexpr (kSmallM) {  // acc[n]: (column row g | g + 8 of tile n) x (query rows 2t, 2t + 1)
-        float* o0 = ow + (2 * t) * kEStride;
-        float* o1 = o0 + kEStride;
-  #pragma unroll
-        for (int n = 0; n < kAccTiles; ++n) {
-          const int c_lo = kFp8 ? 16 * n + 2 * g : 16 * n + g;
-          const int c_hi = kFp8 ? 16 * n + 2 * g + 1 : 16 * n + 8 + g;
-          o0[c_lo] = acc[n][0];
-          o1[c_lo] = acc[n][1];
-          o0[c_hi] = acc[n][2];
-          o1[c_hi] = acc[n][3];
-        }
-      } else if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
-  #pragma unroll
-        for (int p = 0; p < kNTiles / 2; ++p) {
-          const float* e = acc[2 * p];
-          const float* o = acc[2 * p + 1];
-          *reinterpret_cast<float4*>(ow + g * kEStride + 16 * p + 4 * t) = make_float4(e[0], o[0], e[1], o[1]);
-          *reinterpret_cast<float4*>(ow + (g + 8) * kEStride + 16 * p + 4 * t) = make_float4(e[2], o[2], e[3], o[3]);
-        }
-      } else {
-  #pragma unroll
-        for (int n = 0; n < kNTiles; ++n) {
-          *reinterpret_cast<float2*>(ow + g * kEStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
-          *reinterpret_cast<float2*>(ow + (g + 8) * kEStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
-        }
-      }
-      const int r0 = kSmallM ? 2 * t : g, r1 = kSmallM ? 2 * t + 1 : g + 8;  // this thread's two rows
-      if (kSmallM ? g == 0 : t == 0) {
-        sm[warp * kERows + r0] = m_run[0];
-        sm[warp * kERows + r1] = m_run[1];
-        sl[warp * kERows + r0] = l_run[0];
-        sl[warp * kERows + r1] = l_run[1];
-      }
-    }
-    __syncthreads();
-
-    for (int item = threadIdx.x; item < rows_valid * kPiecesPerRow; item += kThreads) {
-      const int r = item / kPiecesPerRow, piece = item % kPiecesPerRow;
-      const int mtr = r / 16, rr = r % 16;
-      float M = -INFINITY;
-      for (int w = 0; w < ks_count; ++w) M = fmaxf(M, sm[(mtr * ks_count + w) * kERows + rr]);
-      const float mb = M == -INFINITY ? 0.0f : M;
-      float L = 0.0f;
-      float o[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-      for (int w = 0; w < ks_count; ++w) {
-        const int ww = mtr * ks_count + w;
-        const float f = exp2f(sm[ww * kERows + rr] - mb);
-        L += sl[ww * kERows + rr] * f;
-        const float* src = so + (ww * kERows + rr) * kEStride + piece * 8;
-        const float4 u0 = *reinterpret_cast<const float4*>(src);
-        const float4 u1 = *reinterpret_cast<const float4*>(src + 4);
-        o[0] += f * u0.x;
-        o[1] += f * u0.y;
-        o[2] += f * u0.z;
-        o[3] += f * u0.w;
-        o[4] += f * u1.x;
-        o[5] += f * u1.y;
-        o[6] += f * u1.z;
-        o[7] += f * u1.w;
-      }
-      const int R = row0 + r, j = R / G, h = R % G;
-      const int head = kvh * G + h;
-      const std::int64_t qrow = ri.q_begin + j;
-      if (!a.split) {
-        if (a.sinks) {  // the sink joins the denominator only
-          const float sk = a.sinks[head] * kLog2e;
-          const float m2 = fmaxf(M, sk);
-          const float f = exp2f(M - m2);  // M = -inf: 0
-          L = L * f + exp2f(sk - m2);
-  #pragma unroll
-          for (int i = 0; i < 8; ++i) o[i] *= f;
-          M = m2;
-        }
-        const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // out_scale: v_scale with fp8 KV, else 1
-        uint4 packed;
-        packed.x = pack2<kBf16>(o[0] * inv, o[1] * inv);
-        packed.y = pack2<kBf16>(o[2] * inv, o[3] * inv);
-        packed.z = pack2<kBf16>(o[4] * inv, o[5] * inv);
-        packed.w = pack2<kBf16>(o[6] * inv, o[7] * inv);
-        auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + piece * 8;
-        *reinterpret_cast<uint4*>(out) = packed;
-        if (piece == 0 && a.lse) a.lse[qrow * Hq + head] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
-      } else {
-        const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // the merge is linear in the partials
-        const std::int64_t slot = (qrow * a.num_chunks + chunk) * Hq + head;
-        float* dst = a.part_o + slot * D + piece * 8;
-        *reinterpret_cast<float4*>(dst) = make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv);
-        *reinterpret_cast<float4*>(dst + 4) = make_float4(o[4] * inv, o[5] * inv, o[6] * inv, o[7] * inv);
-        if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
-      }
-    }
-  };
-
-  for (int gt = 0; gt < total_tiles; ++gt) {
-    cp_async_wait<kStages - 2>();  // this thread's copies of tile gt (and of the indices of gt + kStages - 1)
-    __syncthreads();               // everyone's have landed; and everyone is done with tile gt - 1's stage
+  for (int tile = 0; tile < num_tiles; ++tile) {
+    cp_async_wait<kStages - 2>();  // this thread's copies of `tile` (and of the indices of tile + kStages - 1)
+    __syncthreads();               // everyone's have landed; and everyone is done computing tile - 1
     {
-      const int nxt = gt + kStages - 1;  // refills the stage of tile gt - 1
-      if (nxt < total_tiles) issue(nxt);
+      const int nxt = tile + kStages - 1;  // refills the stage of tile - 1
+      if (nxt < num_tiles) issue(nxt);
       copy_indices(nxt + kStages - 1);  // into the ring slot that issue(nxt - 1) read last iteration
       cp_async_commit();
     }
-    const int head_i = gt / num_tiles;
-    const int tile = gt - head_i * num_tiles;  // the local tile of KV head kvh_base + head_i
 
     if (active) {
       const int k0 = kbeg + tile * kTileKeys;
-      const std::uint32_t sk = smem_base + (gt % kStages) * 2 * kStageBytes;
+      const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
       const std::uint32_t sv = sk + kStageBytes;
       const bool need_mask = k0 < mask_lo || k0 + kTileKeys > mask_hi;
       for (int sb = ks; sb < kTileKeys / 16; sb += ks_count) {
@@ -967,29 +830,117 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
         }
       }
     }
-    if constexpr (kSmallM) {
-      if (tile == num_tiles - 1) {  // the head's last tile: combine it in this tile's stage, then the next head
-        __syncthreads();            // every warp is done reading the stage (the next refill waits for the loop's barrier)
-        finish(kvh_base + head_i, smem + (gt % kStages) * 2 * kStageBytes);
-        if (head_i + 1 < hpc) {
-          m_run[0] = m_run[1] = -INFINITY;
-          l_run[0] = l_run[1] = 0.0f;
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // ---- merge the warps' states through shared memory, then store ----------------------------------------
 #pragma unroll
-          for (int n = 0; n < kAccTiles; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
-          load_q(kvh_base + head_i + 1);
-        }
-      }
+  for (int x = 0; x < 2; ++x) {  // a row's sum over the lanes holding its keys: one quad, or with kSmallM one t
+    if constexpr (kSmallM) {
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 4);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 8);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 16);
+    } else {
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
     }
   }
-  if constexpr (!kSmallM) {  // one head per CTA: combine once every copy has landed
-    cp_async_wait<0>();
-    __syncthreads();
-    finish(kvh_base, smem);
-  } else if (total_tiles == 0) {  // no visible key in this chunk: every head's rows are empty (o = 0, lse -inf)
-    cp_async_wait<0>();
-    for (int h = 0; h < hpc; ++h) {
-      __syncthreads();
-      finish(kvh_base + h, smem);
+  auto* so = reinterpret_cast<float*>(smem);          // [kWarps][16][kOStride]
+  float* sm = so + kWarps * 16 * kOStride;            // [kWarps][16]
+  float* sl = sm + kWarps * 16;                       // [kWarps][16]
+  if (active) {
+    float* ow = so + warp * 16 * kOStride;
+    if constexpr (kSmallM) {  // acc[n]: (column row g | g + 8 of tile n) x (query rows 2t, 2t + 1)
+      float* o0 = ow + (2 * t) * kOStride;
+      float* o1 = o0 + kOStride;
+#pragma unroll
+      for (int n = 0; n < kAccTiles; ++n) {
+        const int c_lo = kFp8 ? 16 * n + 2 * g : 16 * n + g;
+        const int c_hi = kFp8 ? 16 * n + 2 * g + 1 : 16 * n + 8 + g;
+        o0[c_lo] = acc[n][0];
+        o1[c_lo] = acc[n][1];
+        o0[c_hi] = acc[n][2];
+        o1[c_hi] = acc[n][3];
+      }
+    } else if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
+#pragma unroll
+      for (int p = 0; p < kNTiles / 2; ++p) {
+        const float* e = acc[2 * p];
+        const float* o = acc[2 * p + 1];
+        *reinterpret_cast<float4*>(ow + g * kOStride + 16 * p + 4 * t) = make_float4(e[0], o[0], e[1], o[1]);
+        *reinterpret_cast<float4*>(ow + (g + 8) * kOStride + 16 * p + 4 * t) = make_float4(e[2], o[2], e[3], o[3]);
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) {
+        *reinterpret_cast<float2*>(ow + g * kOStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
+        *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
+      }
+    }
+    const int r0 = kSmallM ? 2 * t : g, r1 = kSmallM ? 2 * t + 1 : g + 8;  // this thread's two rows
+    if (kSmallM ? g == 0 : t == 0) {
+      sm[warp * 16 + r0] = m_run[0];
+      sm[warp * 16 + r1] = m_run[1];
+      sl[warp * 16 + r0] = l_run[0];
+      sl[warp * 16 + r1] = l_run[1];
+    }
+  }
+  __syncthreads();
+
+  for (int item = threadIdx.x; item < rows_valid * kPiecesPerRow; item += kThreads) {
+    const int r = item / kPiecesPerRow, piece = item % kPiecesPerRow;
+    const int mtr = r / 16, rr = r % 16;
+    float M = -INFINITY;
+    for (int w = 0; w < ks_count; ++w) M = fmaxf(M, sm[(mtr * ks_count + w) * 16 + rr]);
+    const float mb = M == -INFINITY ? 0.0f : M;
+    float L = 0.0f;
+    float o[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int w = 0; w < ks_count; ++w) {
+      const int ww = mtr * ks_count + w;
+      const float f = exp2f(sm[ww * 16 + rr] - mb);
+      L += sl[ww * 16 + rr] * f;
+      const float* src = so + (ww * 16 + rr) * kOStride + piece * 8;
+      const float4 u0 = *reinterpret_cast<const float4*>(src);
+      const float4 u1 = *reinterpret_cast<const float4*>(src + 4);
+      o[0] += f * u0.x;
+      o[1] += f * u0.y;
+      o[2] += f * u0.z;
+      o[3] += f * u0.w;
+      o[4] += f * u1.x;
+      o[5] += f * u1.y;
+      o[6] += f * u1.z;
+      o[7] += f * u1.w;
+    }
+    const int R = row0 + r, j = R / G, h = R % G;
+    const int head = kvh * G + h;
+    const std::int64_t qrow = ri.q_begin + j;
+    if (!a.split) {
+      if (a.sinks) {  // the sink joins the denominator only
+        const float sk = a.sinks[head] * kLog2e;
+        const float m2 = fmaxf(M, sk);
+        const float f = exp2f(M - m2);  // M = -inf: 0
+        L = L * f + exp2f(sk - m2);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) o[i] *= f;
+        M = m2;
+      }
+      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // out_scale: v_scale with fp8 KV, else 1
+      uint4 packed;
+      packed.x = pack2<kBf16>(o[0] * inv, o[1] * inv);
+      packed.y = pack2<kBf16>(o[2] * inv, o[3] * inv);
+      packed.z = pack2<kBf16>(o[4] * inv, o[5] * inv);
+      packed.w = pack2<kBf16>(o[6] * inv, o[7] * inv);
+      auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + piece * 8;
+      *reinterpret_cast<uint4*>(out) = packed;
+      if (piece == 0 && a.lse) a.lse[qrow * Hq + head] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
+    } else {
+      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // the merge is linear in the partials
+      const std::int64_t slot = (qrow * a.num_chunks + chunk) * Hq + head;
+      float* dst = a.part_o + slot * D + piece * 8;
+      *reinterpret_cast<float4*>(dst) = make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv);
+      *reinterpret_cast<float4*>(dst + 4) = make_float4(o[4] * inv, o[5] * inv, o[6] * inv, o[7] * inv);
+      if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
     }
   }
 }
@@ -1182,15 +1133,26 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 
 bool aligned(const void* p, std::uintptr_t n) { return (reinterpret_cast<std::uintptr_t>(p) % n) == 0; }
 
-// ATTNBENCH_DECODE_WARPS=4 or 8 forces the CTA shape where both are compiled, ATTNBENCH_DECODE_HEADS_PER_CTA=N
-// the KV heads a kSmallM CTA takes in turn where N divides the KV heads (the GPU tests run each); unset or
-// anything else: the rules in run_mma / heads_per_cta.
-int env_int(const char* name) {
-  const char* e = std::getenv(name);
+template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM, int kW = kWarps>
+void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
+  // At least the final combine's [kW][16][D + 4] floats and the warps' m and l.
+  constexpr int smem = std::max(smem_bytes<D, kStages, kFp8, kW>(), kW * 16 * (D + 4) * 4 + 2 * kW * 16 * 4);
+  static std::once_flag attr_once;
+  std::call_once(attr_once, [] {
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  });
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW><<<grid, 32 * kW, smem, stream>>>(a);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
+}
+
+// ATTNBENCH_DECODE_WARPS=4 or 8 forces the CTA shape where both are compiled (the GPU tests run both); unset or
+// anything else: the grid rule in run_mma.
+int forced_decode_warps() {
+  const char* e = std::getenv("ATTNBENCH_DECODE_WARPS");
   if (e == nullptr) return 0;
-  char* end = nullptr;
-  const long v = std::strtol(e, &end, 10);
-  return end != e && *end == '\0' && v > 0 && v <= 1024 ? static_cast<int>(v) : 0;
+  const std::string v(e);
+  return v == "4" ? 4 : (v == "8" ? 8 : 0);
 }
 
 // SMs of the current device (a driver query, no synchronisation).
@@ -1201,61 +1163,24 @@ int sm_count() {
   return n;
 }
 
-// KV heads per kSmallM CTA. A CTA's K / V pipeline runs dry once per head it finishes (the first tile waits for a
-// page-table and a KV round trip, the last ones compute with nothing left to load), and with equal lengths the
-// CTAs of a wave do so together: a grid of several waves (b=256 at 1k tokens: 2048 CTAs in 3.9 waves) leaves
-// DRAM idle at each wave's start and end. Taking h heads of the request in turn through one pipeline (the next
-// head's tiles load while this one's last tiles and its combine run) makes the grid h times smaller: h is the
-// largest divisor of the KV heads that keeps at least 90% of the CTA slots (SMs x resident CTAs) busy. A rule on
-// the batch shape and the device only, so a graph replay takes the grid its capture took.
-int heads_per_cta(const DecodeArgs& a, std::int64_t units, int blocks_per_sm) {
-  const int forced = env_int("ATTNBENCH_DECODE_HEADS_PER_CTA");
-  if (forced != 0) return a.num_kv_heads % forced == 0 ? forced : 1;
-  const std::int64_t slots = static_cast<std::int64_t>(sm_count()) * std::max(1, blocks_per_sm);
-  int best = 1;
-  for (int h = 2; h <= a.num_kv_heads; ++h)
-    if (a.num_kv_heads % h == 0 && (units / h) * 10 >= slots * 9) best = h;
-  return best;
-}
-
-template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM, int kW = kWarps>
-void launch_mma(const DecodeArgs& args, cudaStream_t stream) {
-  // kSmallM: the stages and ring, then the warps' m and l (its combine reuses a stage); the other kernels: at
-  // least the final combine's [kW][16][D + 4] floats and the warps' m and l.
-  constexpr int smem = kSmallM ? smem_bytes<D, kStages, kFp8, kW>() + 2 * kW * 16 * 4
-                               : std::max(smem_bytes<D, kStages, kFp8, kW>(), kW * 16 * (D + 4) * 4 + 2 * kW * 16 * 4);
-  auto* kernel = decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>;
-  static std::once_flag attr_once;
-  static int blocks_per_sm = 0;
-  std::call_once(attr_once, [&] {
-    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    ATTNBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, 32 * kW, smem));
-  });
-  DecodeArgs a = args;
-  const std::int64_t units = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
-  a.heads_per_cta = kSmallM ? heads_per_cta(a, units, blocks_per_sm) : 1;
-  const std::int64_t grid = units / a.heads_per_cta;
-  if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
-  kernel<<<static_cast<unsigned>(grid), 32 * kW, smem, stream>>>(a);
-  ATTNBENCH_CUDA_CHECK_LAUNCH();
-}
-
 template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
-  const std::int64_t g = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
-  if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed products (kSmallM)
+  const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
+  if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
+  const unsigned g = static_cast<unsigned>(grid);
+  if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
     // Wide CTAs where the 4-warp grid fills at most half of the SMs' CTA slots: the same CTAs, twice the warps
     // (a rule on the grid and the device only, so a graph replay takes the kernel its capture took).
     bool wide = false;
     if constexpr (has_wide_ctas<D, kFp8>()) {
-      const int forced = env_int("ATTNBENCH_DECODE_WARPS");
-      wide = forced == 4 || forced == 8 ? forced == 8 : g * 2 <= static_cast<std::int64_t>(sm_count()) * kBlocks;
-      if (wide) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, stream);
+      const int forced = forced_decode_warps();
+      wide = forced != 0 ? forced == 8 : static_cast<std::int64_t>(g) * 2 <= static_cast<std::int64_t>(sm_count()) * kBlocks;
+      if (wide) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
     }
-    if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, stream);
+    if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
   } else
-    launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, stream);
+    launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
@@ -1324,7 +1249,6 @@ DecodeArgs make_args(const AttentionParams& p) {
   a.row_groups = (a.group * a.max_q_len + kRowsPerCta - 1) / kRowsPerCta;
   a.split = p.max_num_chunks > 1 && (p.kv_chunk_size != 0 || p.kv_chunk_size_ptr != nullptr);
   a.num_chunks = a.split ? p.max_num_chunks : 1;
-  a.heads_per_cta = 1;
   a.kv_chunk_size = p.kv_chunk_size;
   a.kv_chunk_size_ptr = p.kv_chunk_size_ptr;
   return a;

@@ -463,56 +463,6 @@ TEST(DecodeAttention, Fp8WrongScaleIsCaught) {
   EXPECT_GT(e.max_abs, tolerance(s.dtype));
 }
 
-// KV heads taken in turn by one CTA (ATTNBENCH_DECODE_HEADS_PER_CTA; the rule picks more than one only for
-// grids of several waves): every head's rows against the CPU twin, with ragged lengths, empty split chunks,
-// windows, sinks, several query rows, fp8 on both CTA shapes, and a count that does not divide the heads (1).
-TEST(DecodeAttention, HeadsPerCtaAgainstCpuTwin) {
-  ATTNBENCH_REQUIRE_GPU();
-  auto dev = make_device(DeviceChoice::cuda);
-  std::uint64_t seed = 2600;
-  for (const char* hpc : {"2", "4", "8", "3"}) {
-    ScopedEnv heads("ATTNBENCH_DECODE_HEADS_PER_CTA", hpc);
-    for (DType dt : {DType::bf16, DType::fp16})
-      for (int dim : {64, 128, 256}) {
-        Spec s;
-        s.dtype = dt;
-        s.dim = dim;
-        s.hq = 32;
-        s.hkv = 8;
-        s.addressing = dim == 128 ? KvAddressing::token_indices : KvAddressing::block_table;
-        s.seed = ++seed;
-        check_case(*dev, s);
-        s.hq = 16;
-        s.q_len = 4;  // 2 heads x 4 rows: still one m-tile of 8
-        s.window_left = 100;
-        s.sinks = true;
-        s.seed = ++seed;
-        check_case(*dev, s);
-      }
-    for (const char* warps : {"4", "8"}) {
-      ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
-      for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2}) {
-        Spec s;
-        s.kv_fp8 = kv;
-        s.k_scale = 0.75f;
-        s.v_scale = 1.25f;
-        s.hq = 32;
-        s.hkv = 8;
-        s.page_size = 64;
-        s.kv_lens = {4000, 1, 2500, 130};
-        s.split = Split::even;  // chunks past a short request's keys are empty
-        s.max_chunks = 8;
-        s.seed = ++seed;
-        check_case(*dev, s);
-        s.split = Split::none;
-        s.window_left = 300;
-        s.seed = ++seed;
-        check_case(*dev, s);
-      }
-    }
-  }
-}
-
 TEST(DecodeAttention, SweepDtypeHeadDimGroupAddressing) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
