@@ -299,6 +299,9 @@ void FlashInferBackend::update_verify(const ForwardBatch& fb, const std::vector<
   const int bs = fb.batch_size;
   const int n = fb.num_draft_tokens;
   if (bs > max_bs_) throw std::runtime_error("flashinfer: batch " + std::to_string(bs) + " exceeds max_bs " + std::to_string(max_bs_));
+  // Eager: one qo_indptr for every wrapper (allocated once: a second allocation would free the buffer the first
+  // wrapper planned with, which two wrapper sets, a windowed model's, then read after free).
+  if (!graph) verify_qo_indptr_ = device_.allocate(4LL * (bs + 1), MemKind::device, "flashinfer.verify.qo_indptr");
   for (int w = 0; w < num_wrappers_; ++w) {
     std::int32_t *qo = nullptr, *kvp = nullptr, *indices = nullptr;
     std::int64_t sum = 0;
@@ -308,7 +311,6 @@ void FlashInferBackend::update_verify(const ForwardBatch& fb, const std::vector<
       kvp = kv_indptr_[w].as<std::int32_t>();
       indices = cuda_graph_kv_indices_[w].as<std::int32_t>();
     } else {
-      verify_qo_indptr_ = device_.allocate(4LL * (bs + 1), MemKind::device, "flashinfer.verify.qo_indptr");
       verify_kv_indptr_[w] = device_.allocate(4LL * (bs + 1), MemKind::device, indexed("flashinfer.verify.kv_indptr", w));
       kv_indices_[w] = device_.allocate(4LL * sum, MemKind::device, indexed("flashinfer.verify.kv_indices", w));
       qo = verify_qo_indptr_.as<std::int32_t>();
