@@ -61,11 +61,13 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "core/dtype.hpp"
 #include "kernels/cuda/fp8.cuh"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 #include "kernels/params.hpp"
@@ -191,9 +193,7 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
 
 // ---- PTX helpers ---------------------------------------------------------------------------------------
 
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+using cuda_detail::smem_addr;  // kernels/cuda/device_ops.cuh
 
 // 16 bytes global -> shared from address base + index * scale (index: a KV slot, from the ring's page or token
 // indices), bypassing L1; zero-fills when !valid (nothing is read then). The multiply-add sits inside the
@@ -257,18 +257,11 @@ __device__ __forceinline__ void mma16816(float (&c)[4], const std::uint32_t (&a)
   }
 }
 
-// Two floats -> one 32-bit word of two 16-bit values (lo in the low half), round to nearest even.
+// Two floats -> one 32-bit word of two 16-bit values (device_ops.cuh's pack2), keyed on the dtype flag the
+// kernels carry.
 template <bool kBf16>
 __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
-  std::uint32_t u;
-  if constexpr (kBf16) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    memcpy(&u, &v, 4);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    memcpy(&u, &v, 4);
-  }
-  return u;
+  return cuda_detail::pack2<std::conditional_t<kBf16, __nv_bfloat16, __half>>(lo, hi);
 }
 
 // fp8 -> fp16 in the MMA's fragments (over an fp8 pool the MMAs run in fp16: kMmaBf16 in decode_mma_kernel). An
@@ -710,7 +703,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
             const int mi = lane / 8;
             const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
             const std::uint32_t row_addr = sk + row * kLdRowBytes;
-  #pragma unroll
+#pragma unroll
             for (int c = 0; c < kKSteps / 2; ++c) {
               std::uint32_t b[4];
               ldmatrix_x4(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
@@ -723,7 +716,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
             const int mi = lane / 8;
             const int row = sb * 16 + (mi / 2) * 8 + (lane % 8);
             const std::uint32_t row_addr = sk + row * kLdRowBytes;
-  #pragma unroll
+#pragma unroll
             for (int st = 0; st < kKSteps; ++st) {
               const int piece = 2 * st + (mi % 2);
               std::uint32_t b[4];
@@ -738,17 +731,16 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
             }
           }
           if constexpr (kTwoAcc) {
-  #pragma unroll
+#pragma unroll
             for (int n = 0; n < 2; ++n)
-  #pragma unroll
+#pragma unroll
               for (int e = 0; e < 4; ++e) s[n][e] += s2[n][e];
           }
           // Scale, soft cap, mask; base-2 logits.
-          constexpr int kHalves = 2;
-  #pragma unroll
+#pragma unroll
           for (int n = 0; n < 2; ++n) {
-  #pragma unroll
-            for (int e = 0; e < 2 * kHalves; ++e) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
               float x = s[n][e] * score_scale;
               if (cap > 0.0f) x = cap * tanhf(x / cap);
               x *= kLog2e;
@@ -762,23 +754,23 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
           }
           float mx[2] = {fmaxf(fmaxf(s[0][0], s[0][1]), fmaxf(s[1][0], s[1][1])),
                          fmaxf(fmaxf(s[0][2], s[0][3]), fmaxf(s[1][2], s[1][3]))};
-  #pragma unroll
-          for (int x = 0; x < kHalves; ++x) {
+#pragma unroll
+          for (int x = 0; x < 2; ++x) {
             mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 1));
             mx[x] = fmaxf(mx[x], __shfl_xor_sync(0xffffffffu, mx[x], 2));
           }
           float base[2], rescale[2] = {1.0f, 1.0f}, rsum[2] = {0.0f, 0.0f};
-  #pragma unroll
-          for (int x = 0; x < kHalves; ++x) {
+#pragma unroll
+          for (int x = 0; x < 2; ++x) {
             const float m_new = fmaxf(m_run[x], mx[x]);
             base[x] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet stays at p = 0
             rescale[x] = exp2f(m_run[x] - base[x]);
             m_run[x] = m_new;
           }
-  #pragma unroll
+#pragma unroll
           for (int n = 0; n < 2; ++n) {
-  #pragma unroll
-            for (int e = 0; e < 2 * kHalves; ++e) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
               s[n][e] = exp2f(s[n][e] - base[e >> 1]);
               rsum[e >> 1] += s[n][e];
             }
@@ -788,7 +780,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
           // Once the running max has settled it rarely moves: skip the D / 2 multiplies by exactly 1 (the result
           // is bit-identical; a warp runs them when any of its threads needs them).
           if (rescale[0] != 1.0f || rescale[1] != 1.0f) {
-  #pragma unroll
+#pragma unroll
             for (int n = 0; n < kNTiles; ++n) {
               acc[n][0] *= rescale[0];
               acc[n][1] *= rescale[0];
@@ -805,7 +797,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
             const int mi = lane / 8;
             const int row = sb * 16 + (mi & 1) * 8 + (lane % 8);
             const std::uint32_t row_addr = sv + row * kLdRowBytes;
-  #pragma unroll
+#pragma unroll
             for (int c = 0; c < D / 32; ++c) {
               std::uint32_t b[4];
               ldmatrix_x4_trans(b, row_addr + swz<kLdPieces>(2 * c + (mi >> 1), row) * 16);
@@ -818,7 +810,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
             const int mi = lane / 8;
             const int row = sb * 16 + (mi % 2) * 8 + (lane % 8);
             const std::uint32_t row_addr = sv + row * kLdRowBytes;
-  #pragma unroll
+#pragma unroll
             for (int dt = 0; dt < D / 16; ++dt) {
               const int piece = 2 * dt + mi / 2;
               std::uint32_t b[4];

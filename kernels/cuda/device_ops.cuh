@@ -1,7 +1,7 @@
-// Small device helpers the prefill kernels share (kernels/cuda/prefill_attention.cu, the FA2-class kernel, and
-// kernels/cuda/prefill_hopper.cu): a shared-memory address, the 16-byte cp.async with zero fill, and the packing
-// of two floats into one register of two 16-bit values. The decode kernel keeps its own variants (an indexed
-// copy, a pack2 keyed on a bool).
+// Small device helpers the attention kernels share (kernels/cuda/prefill_attention.cu, the FA2-class kernel,
+// kernels/cuda/prefill_hopper.cu and kernels/cuda/decode_attention.cu): a shared-memory address, the 16-byte
+// cp.async with zero fill, and the packing of two floats into one register of two 16-bit values. The decode
+// kernel adds its own indexed copy and a pack2 keyed on its bool dtype flag on top of these.
 #pragma once
 
 #include <cuda_bf16.h>

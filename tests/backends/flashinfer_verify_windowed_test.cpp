@@ -15,18 +15,13 @@
 #include "runner/phases.hpp"
 #include "runner/plan.hpp"
 #include "runner/workload.hpp"
+#include "support/cases.hpp"
 
 namespace attnbench {
 namespace {
 
 TEST(FlashInferVerify, WindowedModelStaysMemorySafeWhereItIsNotModelled) {
-  RunPlan p;
-  p.models = {"tiny-swa"};
-  p.modes = {"verify"};
-  p.batches = {3};
-  p.kv_lens = {70};
-  p.page_sizes = {16};
-  const Case c = expand_cases(p).at(0);
+  const Case c = test::tiny_case("verify", "tiny-swa");
   CpuDevice dev;
   Workload wl(dev, c);
   ConstructedBackend built = construct_backend(dev, wl.model_runner(), find_backend("flashinfer"));

@@ -14,21 +14,11 @@
 #include "runner/plan.hpp"
 #include "runner/validation.hpp"
 #include "runner/workload.hpp"
+#include "support/cases.hpp"
 
 namespace attnbench {
 namespace {
 
-Case make_case(const std::string& model, const std::string& mode, int prefix) {
-  RunPlan p;
-  p.models = {model};
-  p.modes = {mode};
-  p.batches = {3};
-  p.kv_lens = {70};
-  p.prefix_lens = {prefix};
-  p.extend_lens = {20};
-  p.page_sizes = {16};
-  return expand_cases(p).at(0);
-}
 
 struct LayerOutputs {
   bool supported = false;  // the backend's supports() for the case's mode (eager)
@@ -69,7 +59,7 @@ TEST(LogitCap, ABackendThatAppliesNoCapGivesACappedLayerTheUncappedOutputBitForB
     for (const auto& [mode, prefix] : std::vector<std::pair<std::string, int>>{
              {"decode", 37}, {"extend", 37}, {"extend", 0}, {"verify", 37}}) {
       const std::string what = model + " " + mode + " prefix " + std::to_string(prefix);
-      Case capped = make_case(model, mode, prefix);
+      Case capped = test::tiny_case(mode, model, prefix);
       capped.model.attn_logit_cap = kCap;
       const HostBatch h = plan_host_batch(capped);
       const ReferenceLayer ref_cap = reference_layer(capped, h, 0, 1e30, {}, true);

@@ -7,6 +7,7 @@
 #include "backends/registry.hpp"
 #include "device/cpu_device.hpp"
 #include "kernels/cpu/kernels_cpu.hpp"
+#include "support/cases.hpp"
 
 namespace attnbench {
 namespace {
@@ -21,18 +22,7 @@ RunSettings fast_settings(bool timing) {
   return s;
 }
 
-Case tiny_case(const std::string& mode, const std::string& model = "tiny", int prefix = 37) {
-  RunPlan p;
-  p.models = {model};
-  p.modes = {mode};
-  p.batches = {3};
-  p.kv_lens = {70};
-  p.prefix_lens = {prefix};
-  p.extend_lens = {20};
-  p.page_sizes = {16};
-  p.backends = backend_names();
-  return expand_cases(p).at(0);
-}
+using test::tiny_case;
 
 const DeviceMaker cpu = [] { return std::make_unique<CpuDevice>(); };
 
