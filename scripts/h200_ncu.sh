@@ -45,7 +45,7 @@ if has sanitize; then
   for tool in memcheck racecheck; do
     stamp "$tool"
     timeout 200 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
-      --gtest_filter='DecodeAttention.SweepDtypeHeadDimGroupAddressing:DecodeAttention.Fp8KvAgainstCpuTwin:DecodeAttention.SplitKv' > "$OUT/$tool.log" 2>&1
+      --gtest_filter="${SANITIZE_FILTER:-DecodeAttention.SweepDtypeHeadDimGroupAddressing:DecodeAttention.Fp8KvAgainstCpuTwin:DecodeAttention.SplitKv:DecodeAttention.PersistentLaunchSmallCases}" > "$OUT/$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/$tool.log" | tr '\n' ' ')"
   done
 fi
@@ -72,6 +72,7 @@ if has decode; then
   L="--model llama-3.1-8b --mode decode --page-size 64"
   prof fp8-b256-kv1k decode_mma 0 1 $L --layers 1 --batch 256 --kv-len 1024 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
   prof fp8-b16-kv16k decode_mma 0 1 $L --layers 1 --batch 16 --kv-len 16384 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
+  prof fp8-b16-kv16k-merge decode_merge 0 1 $L --layers 1 --batch 16 --kv-len 16384 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
   prof fp8-b64-kv4k-fi decode_mma 0 1 $L --layers 1 --batch 64 --kv-len 4096 --kv-cache-dtype fp8_e4m3 --backend flashinfer
   prof fp8-b64-kv4k-trt decode_mma 0 1 $L --layers 1 --batch 64 --kv-len 4096 --kv-cache-dtype fp8_e4m3 --backend trtllm_mha
   prof bf16-b64-kv4k decode_mma 0 1 $L --layers 1 --batch 64 --kv-len 4096 --backend trtllm_mha

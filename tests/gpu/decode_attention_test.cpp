@@ -17,6 +17,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -657,6 +658,157 @@ TEST(DecodeAttention, GenericPath) {
   odd.dim = 80;
   odd.seed = ++seed;
   check_case(*dev, odd);
+}
+
+// The persistent launch (more (request, KV head, chunk) items than the SMs hold: each CTA streams several items'
+// tiles through one pipeline, its combine in the last tile's stage) against the CPU twin, and bit-identical to the
+// plain launch of one item per CTA (ATTNBENCH_DECODE_PERSIST=0). Each case: (spec, ATTNBENCH_DECODE_WARPS).
+void persistent_equals_plain(Device& dev, const std::vector<std::pair<Spec, const char*>>& cases) {
+  auto outputs = [&](HostCase& h, DeviceCase& d, const char* persist) {
+    ScopedEnv env("ATTNBENCH_DECODE_PERSIST", persist);
+    const Errors e = run_and_compare(dev, h, d);
+    EXPECT_LE(e.max_abs, tolerance(h.s.dtype)) << "persist=" << persist;
+    EXPECT_LE(e.rel_l2, tolerance(h.s.dtype) / 2) << "persist=" << persist;
+    EXPECT_LE(e.lse_max_abs, 1e-3) << "persist=" << persist;
+    std::vector<std::uint8_t> o(h.o.size());
+    std::vector<std::uint8_t> lse(h.lse.size() * 4);
+    dev.copy(o.data(), d.o.data(), static_cast<std::int64_t>(o.size()));
+    dev.copy(lse.data(), d.lse.data(), static_cast<std::int64_t>(lse.size()));
+    dev.synchronize();
+    o.insert(o.end(), lse.begin(), lse.end());
+    return o;
+  };
+  for (const auto& [s, warps] : cases) {
+    SCOPED_TRACE(s.name() + " warps=" + warps);
+    ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
+    HostCase h = make_case(s);
+    DeviceCase d = to_device(dev, h);
+    const std::vector<std::uint8_t> plain = outputs(h, d, "0");
+    const std::vector<std::uint8_t> persistent = outputs(h, d, "1");
+    std::printf("[ decode ] persistent vs plain: %-70s warps=%s %s\n", s.name().c_str(), warps,
+                plain == persistent ? "bit-identical" : "DIFFERENT");
+    EXPECT_TRUE(plain == persistent) << "the persistent launch changed the outputs";
+  }
+}
+
+// Seeded lengths in [lo, hi], the first one 1.
+std::vector<int> random_lengths(std::mt19937& rng, int n, int lo, int hi) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::uniform_int_distribution<int> u(lo, hi);
+  for (int& x : v) x = u(rng);
+  v[0] = 1;
+  return v;
+}
+
+// Just above the H200's residency (132 SMs: 4 fp8 CTAs of head_dim 128 per SM, 2 of the 16-bit or wide ones), so
+// that CTAs take two items: small enough for compute-sanitizer (scripts/h200_ncu.sh sanitize runs this one).
+TEST(DecodeAttention, PersistentLaunchSmallCases) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::mt19937 rng(76);
+  std::vector<std::pair<Spec, const char*>> cases;
+  Spec f;  // 70 x 8 = 560 items
+  f.hq = 32;
+  f.hkv = 8;
+  f.kv_fp8 = DType::fp8_e4m3;
+  f.page_size = 64;
+  f.kv_lens = random_lengths(rng, 70, 1, 300);
+  f.seed = 1090;
+  cases.push_back({f, "4"});
+  f.seed = 1091;
+  cases.push_back({f, "8"});
+  Spec q;  // 16-bit pool, 0..2 query rows per request (qo_indptr): 140 x 2 = 280 items, a third without rows
+  q.hq = 8;
+  q.hkv = 2;
+  q.kv_lens = random_lengths(rng, 140, 1, 200);
+  for (std::size_t i = 0; i < q.kv_lens.size(); ++i) q.q_lens.push_back(static_cast<int>(i % 3));
+  q.seed = 1092;
+  cases.push_back({q, ""});
+  Spec e;  // even split: 40 x 2 x 4 = 320 items, most chunks of the short requests without a key
+  e.hq = 8;
+  e.hkv = 2;
+  e.kv_lens = random_lengths(rng, 40, 1, 60);
+  e.kv_lens[3] = e.kv_lens[17] = 1000;
+  e.split = Split::even;
+  e.max_chunks = 4;
+  e.sinks = true;
+  e.seed = 1093;
+  cases.push_back({e, ""});
+  persistent_equals_plain(*dev, cases);
+}
+
+// Larger and more varied: uneven lengths up to 1500, a block table and token indices, fp8 and 16-bit pools, head_dim
+// 64 / 128 / 256, both CTA shapes, windows and sinks, requests without query rows, split chunks without keys, and
+// more than kMaxItems (32) items per CTA at the SMs' residency (the grid grows instead).
+TEST(DecodeAttention, PersistentLaunchEqualsPlainLaunch) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::mt19937 rng(77);
+  std::vector<std::pair<Spec, const char*>> cases;
+  {
+    Spec s;
+    s.hq = 32;
+    s.hkv = 8;
+    s.kv_fp8 = DType::fp8_e4m3;
+    s.k_scale = 0.75f;
+    s.v_scale = 1.25f;
+    s.page_size = 64;
+    s.kv_lens = random_lengths(rng, 300, 1, 1500);
+    s.seed = 1100;
+    cases.push_back({s, "4"});
+    s.seed = 1101;
+    cases.push_back({s, "8"});
+    s.addressing = KvAddressing::token_indices;
+    s.dim = 64;
+    s.kv_fp8 = DType::fp8_e5m2;
+    s.seed = 1102;
+    cases.push_back({s, "4"});
+    s.dim = 256;
+    s.addressing = KvAddressing::block_table;
+    s.page_size = 16;
+    s.kv_fp8 = DType::fp8_e4m3;
+    s.kv_lens = random_lengths(rng, 200, 1, 1200);
+    s.window_left = 200;
+    s.sinks = true;
+    s.seed = 1103;
+    cases.push_back({s, ""});
+  }
+  {
+    Spec s;  // 16-bit pool, 0..2 query rows per request (group 4: at most 8 rows), some requests without any
+    s.dtype = DType::fp16;
+    s.hq = 8;
+    s.hkv = 2;
+    s.kv_lens = random_lengths(rng, 400, 1, 900);
+    for (std::size_t i = 0; i < s.kv_lens.size(); ++i) s.q_lens.push_back(static_cast<int>(i % 3));
+    s.seed = 1110;
+    cases.push_back({s, ""});
+  }
+  {
+    Spec s;  // TRTLLM's even split over short and long requests: most chunks of the short ones hold no key
+    s.hq = 32;
+    s.hkv = 8;
+    s.kv_lens = random_lengths(rng, 120, 1, 64);
+    for (std::size_t i = 0; i < s.kv_lens.size(); i += 7) s.kv_lens[i] = 3000;
+    s.split = Split::even;
+    s.max_chunks = 4;
+    s.sinks = true;
+    s.seed = 1120;
+    cases.push_back({s, ""});
+    s.kv_fp8 = DType::fp8_e4m3;
+    s.seed = 1121;
+    cases.push_back({s, "8"});
+  }
+  {
+    Spec s;  // 2300 x 8 = 18400 items: more than 32 per CTA at 4 CTAs per SM
+    s.hq = 32;
+    s.hkv = 8;
+    s.kv_fp8 = DType::fp8_e4m3;
+    s.page_size = 64;
+    s.kv_lens = random_lengths(rng, 2300, 1, 40);
+    s.seed = 1130;
+    cases.push_back({s, "4"});
+  }
+  persistent_equals_plain(*dev, cases);
 }
 
 TEST(DecodeAttention, BigCases) {
