@@ -530,25 +530,37 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   const bool by_ring = by_block || by_token;
   auto* ring = reinterpret_cast<std::int32_t*>(smem + kStages * 2 * kStageBytes);  // [kStages][kTileKeys]
   const std::uint32_t ring_base = smem_base + kStages * 2 * kStageBytes;
-  // The item of stream tile T, walking `cursor` forward (T only grows; items without tiles are stepped over).
-  auto item_of = [&](int T, int& cursor) -> const ItemDesc& {
-    while (cursor + 1 < K && T >= desc[cursor + 1].tstart) ++cursor;
-    return desc[cursor];
+  // A walk over the CTA's items in stream order, keeping what a loader needs of the current one in registers: it
+  // reads the item table only when T reaches the next item's first tile (items without tiles are stepped over;
+  // T < total). m0 + T * kTileKeys is the key of tile T's first row.
+  struct Walk {
+    int k = -1, next = 0, m0 = 0, kend = 0, kv_base = 0, head = 0;
+    const std::int32_t* index_row = nullptr;
   };
-  // Where the index of key row r of the item's tile `tile` is read from (the row clamped to its last key).
-  auto index_src = [&](const ItemDesc& d, int tile, int r) {
-    const int m = min(d.kbeg + tile * kTileKeys + r, d.kend - 1);
-    if (by_block) {
-      const std::int32_t* row = a.page_table + static_cast<std::int64_t>(d.req) * a.page_table_stride;
-      return row + (a.page_shift >= 0 ? m >> a.page_shift : m / a.page_size);
+  auto walk_to = [&](Walk& w, int T) {
+    while (T >= w.next) {
+      ++w.k;
+      const ItemDesc& d = desc[w.k];
+      w.m0 = d.kbeg - d.tstart * kTileKeys;
+      w.kend = d.kend;
+      w.kv_base = d.kv_base;
+      w.head = d.kvh * D * kElem + ld_piece * 16;  // the head's and this thread's piece offset in a slot, bytes
+      w.index_row = by_block ? a.page_table + static_cast<std::int64_t>(d.req) * a.page_table_stride
+                             : (by_token ? a.kv_indices + d.kv_base : nullptr);
+      w.next = w.k + 1 < K ? desc[w.k + 1].tstart : total;
     }
-    return a.kv_indices + d.kv_base + m;
   };
-  int index_cursor = 0, issue_cursor = 0;
+  // Where the index of key row r of stream tile T is read from (the row clamped to its item's last key).
+  auto index_src = [&](const Walk& w, int T, int r) {
+    const int m = min(w.m0 + T * kTileKeys + r, w.kend - 1);
+    if (by_block) return w.index_row + (a.page_shift >= 0 ? m >> a.page_shift : m / a.page_size);
+    return w.index_row + m;
+  };
+  Walk index_walk, issue_walk;
   auto copy_indices = [&](int T) {  // asynchronous, joins the current commit group
     if (by_ring && T < total && threadIdx.x < kTileKeys) {
-      const ItemDesc& d = item_of(T, index_cursor);
-      cp_async4(ring_base + ((T % kStages) * kTileKeys + threadIdx.x) * 4, index_src(d, T - d.tstart, threadIdx.x));
+      walk_to(index_walk, T);
+      cp_async4(ring_base + ((T % kStages) * kTileKeys + threadIdx.x) * 4, index_src(index_walk, T, threadIdx.x));
     }
   };
 
@@ -564,15 +576,14 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   const int mask = by_block && !page_mod ? page_size - 1 : 0;
   auto issue = [&](int T) {
     if (T >= total) return;
-    const ItemDesc& d = item_of(T, issue_cursor);
+    walk_to(issue_walk, T);
     const std::uint32_t sk = smem_base + (T % kStages) * 2 * kStageBytes;
     const std::uint32_t sv = sk + kStageBytes;
     const std::int32_t* ring_tile = ring + (T % kStages) * kTileKeys;
-    const int m0 = d.kbeg + (T - d.tstart) * kTileKeys;
-    const int kend = d.kend;
-    const std::int64_t head_off_bytes = static_cast<std::int64_t>(d.kvh) * D * kElem + ld_piece * 16;
-    const char* const k_at = reinterpret_cast<const char*>(kg) + head_off_bytes;
-    const char* const v_at = reinterpret_cast<const char*>(vg) + head_off_bytes;
+    const int m0 = issue_walk.m0 + T * kTileKeys;
+    const int kend = issue_walk.kend;
+    const char* const k_at = reinterpret_cast<const char*>(kg) + issue_walk.head;
+    const char* const v_at = reinterpret_cast<const char*>(vg) + issue_walk.head;
 #pragma unroll
     for (int i = 0; i < kRowsPerThread; ++i) {
       const int row = ld_row0 + i * kRowStep;
@@ -583,7 +594,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
         const std::int32_t index = ring_tile[row];
         slot = page_mod ? index * page_size + m % page_size : (index << shift) | (m & mask);
       } else {
-        slot = d.kv_base + min(m, kend - 1);
+        slot = issue_walk.kv_base + min(m, kend - 1);
       }
       const std::uint32_t off = row * kLdRowBytes + swz<kLdPieces>(ld_piece, row) * 16;  // swizzled for ldmatrix
       cp_async16_indexed(sk + off, k_at, slot, row_bytes_all, ok);
@@ -599,10 +610,10 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   ItemKeys cur = item_keys<kTileKeys>(a, blockIdx.x);
   load_q(cur);
   if (by_ring && threadIdx.x < kTileKeys) {
-    int c = 0;
+    Walk w;
     for (int s = 0; s < kStages - 1 && s < total; ++s) {
-      const ItemDesc& d = item_of(s, c);
-      ring[s * kTileKeys + threadIdx.x] = *index_src(d, s - d.tstart, threadIdx.x);
+      walk_to(w, s);
+      ring[s * kTileKeys + threadIdx.x] = *index_src(w, s, threadIdx.x);
     }
   }
   __syncthreads();
