@@ -59,7 +59,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -80,7 +79,6 @@ namespace decode_detail {
 // A CTA of kW warps (4, or 8 for small grids: decode_wide_ctas) streams tiles of 16 kW keys.
 constexpr int kWarps = 4;           // (the kernel's kThreads = 32 kW, kTileKeys = 16 kW keys per pipeline stage)
 constexpr int kRowsPerCta = 64;     // (query row, head-in-group) pairs per CTA: up to 4 m-tiles of 16
-constexpr int kMaxItems = 32;       // items per CTA of a persistent launch (warp 0 describes one per lane)
 constexpr int kGenericMaxHeadDim = 512;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
@@ -108,12 +106,11 @@ constexpr int default_min_blocks() {
   if (kFp8 != 0) return D == 256 ? 2 : (kSmallM && D == 128 ? 4 : 3);
   return D == 256 ? 1 : 2;
 }
-// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][tile keys] int32), the CTA's
-// item table (ItemDesc[kMaxItems], the stream's tile count) and the kSmallM combine's m and l ([2][kW][8] float).
+// K and V stages, then a ring of kStages tiles of page / token indices ([kStages][tile keys] int32).
 template <int D, int kStages, int kFp8 = 0, int kW = kWarps>
 constexpr int smem_bytes() {
   constexpr int tile = 16 * kW;
-  return kStages * 2 * tile * D * (kFp8 ? 1 : 2) + kStages * tile * 4 + kMaxItems * 6 * 4 + 4 + 2 * kW * 8 * 4;
+  return kStages * 2 * tile * D * (kFp8 ? 1 : 2) + kStages * tile * 4;
 }
 // Wide CTAs (kW = 8, tiles of 128 keys) for the kSmallM fp8 kernels at head_dim <= 128 when the grid leaves
 // the SMs short of warps: at most 2 CTAs of 4 warps per SM where 4 fit (TRTLLM's multi-CTA plan gives 2 x SMs
@@ -193,53 +190,6 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
   // The last chunk takes any rest, should a plan's chunk size leave more keys than max_num_chunks chunks hold.
   e = chunk == a.num_chunks - 1 ? kv_len : static_cast<int>(b64 + cs < kv_len ? b64 + cs : kv_len);
 }
-
-// One item of a CTA (see the kernel): the keys its rows see within its KV chunk, and how many tiles of
-// kTileKeys they take. rows_valid <= 0: nothing to do (only with qo_indptr: a request shorter than max_q_len).
-struct ItemKeys {
-  int req, kvh, chunk, row0, rows_valid;
-  cuda_detail::RequestView ri;
-  int kbeg, kend;        // [kbeg, kend): keys some row of the item sees
-  int mask_lo, mask_hi;  // [mask_lo, mask_hi): keys every row sees
-  int num_tiles;
-};
-
-template <int kTileKeys>
-__device__ __forceinline__ ItemKeys item_keys(const DecodeArgs& a, int item) {
-  ItemKeys it;
-  it.chunk = item % a.num_chunks;
-  item /= a.num_chunks;
-  const int rg = item % a.row_groups;
-  item /= a.row_groups;
-  it.kvh = item % a.num_kv_heads;
-  it.req = item / a.num_kv_heads;
-  it.ri = cuda_detail::request_view(a, it.req);
-  it.row0 = rg * kRowsPerCta;
-  it.rows_valid = min(kRowsPerCta, a.group * it.ri.q_len - it.row0);
-  it.kbeg = it.kend = it.mask_lo = it.mask_hi = it.num_tiles = 0;
-  if (it.rows_valid <= 0) return it;
-  int span_lo, span_hi, unused_lo, unused_hi;  // the keys any row of the request sees
-  visible_keys(a, it.ri, 0, span_lo, unused_hi);
-  visible_keys(a, it.ri, it.ri.q_len - 1, unused_lo, span_hi);
-  int cbeg, cend;
-  chunk_range(a, it.ri.kv_len, span_lo, span_hi, it.chunk, cbeg, cend);
-  const int j_first = it.row0 / a.group, j_last = (it.row0 + it.rows_valid - 1) / a.group;
-  int lo_f, hi_f, lo_l, hi_l;
-  visible_keys(a, it.ri, j_first, lo_f, hi_f);
-  visible_keys(a, it.ri, j_last, lo_l, hi_l);
-  it.kbeg = max(cbeg, lo_f);  // visible bounds are non-decreasing in j: the union is [lo_f, hi_l)
-  it.kend = min(cend, hi_l);
-  it.mask_lo = max(it.kbeg, lo_l);
-  it.mask_hi = min(it.kend, hi_f);
-  it.num_tiles = it.kend > it.kbeg ? (it.kend - it.kbeg + kTileKeys - 1) / kTileKeys : 0;
-  return it;
-}
-
-// What the loader needs of an item (shared memory, kMaxItems per CTA): its keys, where its tiles start in the
-// CTA's stream of tiles, and where its K/V rows are.
-struct ItemDesc {
-  int kbeg, kend, tstart, kv_base, req, kvh;
-};
 
 // ---- PTX helpers ---------------------------------------------------------------------------------------
 
@@ -442,55 +392,71 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   extern __shared__ __align__(128) unsigned char smem[];
   const std::uint32_t smem_base = smem_addr(smem);
 
-  // ---- the CTA's items --------------------------------------------------------------------------------------
-  // An item is one (request, KV head, row group, KV chunk): a CTA's whole work in a plain launch. A persistent
-  // launch (run_mma: kSmallM with more items than the SMs hold at once) gives CTA b the items b, b + gridDim.x,
-  // ... (at most kMaxItems), and its K/V pipeline runs across their boundaries as one stream of tiles: the next
-  // item's first tiles are in flight while the current one finishes and stores. (In a plain launch every wave of
-  // CTAs starts from an empty pipeline and, with equal items, all of a wave's CTAs start and drain together.)
-  // Each item is computed exactly as its own CTA would compute it: the outputs do not depend on the launch.
-  const int n_items = a.batch_size * a.num_kv_heads * a.row_groups * a.num_chunks;
-  const int K = (n_items - static_cast<int>(blockIdx.x) + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x);
-  auto* desc = reinterpret_cast<ItemDesc*>(smem + kStages * 2 * kStageBytes + kStages * kTileKeys * 4);
-  auto* total_s = reinterpret_cast<int*>(desc + kMaxItems);
-  if (threadIdx.x < 32) {  // warp 0: lane k describes item k for the loader; the stream offsets by a warp scan
-    const int k = threadIdx.x;
-    ItemKeys ik{};
-    if (k < K) ik = item_keys<kTileKeys>(a, blockIdx.x + k * gridDim.x);
-    int start = k < K ? ik.num_tiles : 0;  // inclusive scan, then exclusive
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int v = __shfl_up_sync(0xffffffffu, start, o);
-      if (k >= o) start += v;
-    }
-    if (k < K) desc[k] = ItemDesc{ik.kbeg, ik.kend, start - ik.num_tiles, ik.ri.kv_base, ik.req, ik.kvh};
-    if (k == 31) *total_s = start;
-  }
-  __syncthreads();
-  const int total = *total_s;  // tiles of the CTA's stream
+  int bid = blockIdx.x;
+  const int chunk = bid % a.num_chunks;
+  bid /= a.num_chunks;
+  const int rg = bid % a.row_groups;
+  bid /= a.row_groups;
+  const int kvh = bid % a.num_kv_heads;
+  const int req = bid / a.num_kv_heads;
+
+  const cuda_detail::RequestView ri = cuda_detail::request_view(a, req);
+  const int G = a.group;
+  const int row0 = rg * kRowsPerCta;
+  const int rows_valid = min(kRowsPerCta, G * ri.q_len - row0);
+  if (rows_valid <= 0) return;  // (only with qo_indptr: a request shorter than max_q_len)
+
+  int span_lo, span_hi, unused_lo, unused_hi;  // the keys any row of the request sees
+  visible_keys(a, ri, 0, span_lo, unused_hi);
+  visible_keys(a, ri, ri.q_len - 1, unused_lo, span_hi);
+  int cbeg, cend;
+  chunk_range(a, ri.kv_len, span_lo, span_hi, chunk, cbeg, cend);
+  const int j_first = row0 / G, j_last = (row0 + rows_valid - 1) / G;
+  int lo_f, hi_f, lo_l, hi_l;
+  visible_keys(a, ri, j_first, lo_f, hi_f);
+  visible_keys(a, ri, j_last, lo_l, hi_l);
+  const int kbeg = max(cbeg, lo_f);  // visible bounds are non-decreasing in j: the union is [lo_f, hi_l)
+  const int kend = min(cend, hi_l);
+  const int mask_lo = max(kbeg, lo_l);  // [mask_lo, mask_hi): visible to every row of the CTA
+  const int mask_hi = min(kend, hi_f);
+  const int num_tiles = kend > kbeg ? (kend - kbeg + kTileKeys - 1) / kTileKeys : 0;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  const int G = a.group;
+  const int m_tiles = (rows_valid + 15) / 16;
+  const int ks_count = m_tiles == 1 ? kWarps : (m_tiles == 2 ? 2 : 1);  // warps sharing one m-tile
+  const int mt = warp / ks_count, ks = warp % ks_count;
+  const bool active = mt < m_tiles;
+
+  // This thread's two rows of scores: rows g and g + 8 of its m-tile (S = Q K^T), or with kSmallM its S^T
+  // columns, query rows 2t and 2t + 1; each row's visible range clamped to the CTA's keys. Padding rows see none.
+  int row_lo[2], row_hi[2];
   const int Hq = a.num_qo_heads;
+  auto q_word_of = [&](int r) -> std::int64_t {  // offset of row r's q in 32-bit words, -1 for padding rows
+    if (!active || r >= rows_valid) return -1;
+    const int R = row0 + r;
+    return (static_cast<std::int64_t>(ri.q_begin + R / G) * Hq + kvh * G + R % G) * (D / 2);
+  };
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    const int r = kSmallM ? 2 * t + x : mt * 16 + g + 8 * x;
+    row_lo[x] = 0;
+    row_hi[x] = 0;
+    if (active && r < rows_valid) {
+      int lo, hi;
+      visible_keys(a, ri, (row0 + r) / G, lo, hi);
+      row_lo[x] = max(lo, kbeg);
+      row_hi[x] = min(hi, kend);
+    }
+  }
+  // The q rows this thread loads: g and g + 8 as the A operand, or with kSmallM row g as the B operand of S^T.
+  const std::int64_t q_word[2] = {q_word_of(kSmallM ? g : mt * 16 + g), kSmallM ? -1 : q_word_of(mt * 16 + g + 8)};
 
   // Q as A fragments, kept in registers for the whole key loop. fp8: k 2t, 2t+1 are columns 4t, 4t+1 (word
   // 2t) and k 2t+8, 2t+9 are 4t+2, 4t+3 (word 2t + 1), the permutation of the K fragments.
   // kSmallM: Q^T's B fragments of row g, {k 2t, 2t + 1; k 2t + 8, 2t + 9} per k-step (half the registers).
-  // load_q issues the loads only (the next item's while the current one stores); convert_q, at the item's
-  // start, turns bf16 q into the fp16 the fp8 path's MMAs take.
   constexpr int kQRegs = kSmallM ? 2 : 4;
   std::uint32_t qf[kKSteps][kQRegs];
-  auto load_q = [&](const ItemKeys& it) {
-    const int m_tiles = (it.rows_valid + 15) / 16;
-    const int ks_count = m_tiles == 1 ? kWarps : (m_tiles == 2 ? 2 : 1);
-    const int mt = warp / ks_count;
-    auto q_word_of = [&](int r) -> std::int64_t {  // offset of row r's q in 32-bit words, -1 for padding rows
-      if (mt >= m_tiles || r >= it.rows_valid) return -1;
-      const int R = it.row0 + r;
-      return (static_cast<std::int64_t>(it.ri.q_begin + R / G) * Hq + it.kvh * G + R % G) * (D / 2);
-    };
-    // The q rows this thread loads: g and g + 8 as the A operand, or with kSmallM row g as the B operand of S^T.
-    const std::int64_t q_word[2] = {q_word_of(kSmallM ? g : mt * 16 + g), kSmallM ? -1 : q_word_of(mt * 16 + g + 8)};
+  {
     const auto* q32 = static_cast<const std::uint32_t*>(a.q);
     const int w_lo = kFp8 ? 2 * t : t, w_hi = kFp8 ? 2 * t + 1 : 4 + t;
 #pragma unroll
@@ -505,20 +471,19 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
         qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
       }
     }
-  };
-  auto convert_q = [&]() {
     if constexpr (kBf16 && !kMmaBf16) {
 #pragma unroll
       for (int s = 0; s < kKSteps; ++s)
 #pragma unroll
         for (int i = 0; i < kQRegs; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
     }
-  };
+  }
 
-  // ---- K/V loader: thread copies piece ld_piece of rows ld_row0 + i * kRowStep of stream tile T ------------
+  // ---- K/V loader: thread copies piece ld_piece of rows ld_row0 + i * kRowStep --------------------------
   const int ld_piece = threadIdx.x % kLdPieces;
   const int ld_row0 = threadIdx.x / kLdPieces;
   const std::int64_t slot_stride = static_cast<std::int64_t>(a.num_kv_heads) * D;  // elements per slot
+  const std::int64_t head_off_bytes = static_cast<std::int64_t>(kvh) * D * kElem + ld_piece * 16;
   const auto* kg = static_cast<const unsigned char*>(a.k);
   const auto* vg = static_cast<const unsigned char*>(a.v);
   // Page / token indices travel like K and V: tile j's 64 indices (one per key row: the page id, or the token's
@@ -527,63 +492,41 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   // instead left each tile waiting for a DRAM round trip.
   const bool by_block = a.addressing == static_cast<int>(KvAddressing::block_table);
   const bool by_token = a.addressing == static_cast<int>(KvAddressing::token_indices);
-  const bool by_ring = by_block || by_token;
+  const std::int32_t* index_row =
+      by_block ? a.page_table + static_cast<std::int64_t>(req) * a.page_table_stride
+               : (by_token ? a.kv_indices + ri.kv_base : nullptr);
   auto* ring = reinterpret_cast<std::int32_t*>(smem + kStages * 2 * kStageBytes);  // [kStages][kTileKeys]
   const std::uint32_t ring_base = smem_base + kStages * 2 * kStageBytes;
-  // A walk over the CTA's items in stream order, keeping what a loader needs of the current one in registers: it
-  // reads the item table only when T reaches the next item's first tile (items without tiles are stepped over;
-  // T < total). m0 + T * kTileKeys is the key of tile T's first row.
-  struct Walk {
-    int k = -1, next = 0, m0 = 0, kend = 0, kv_base = 0, head = 0;
-    const std::int32_t* index_row = nullptr;
+  // Where the index of key row r of tile j is read from (the row clamped to the last key: always valid).
+  auto index_src = [&](int tile, int r) {
+    const int m = min(kbeg + tile * kTileKeys + r, kend - 1);
+    const int e = !by_block ? m : (a.page_shift >= 0 ? m >> a.page_shift : m / a.page_size);
+    return index_row + e;
   };
-  auto walk_to = [&](Walk& w, int T) {
-    while (T >= w.next) {
-      ++w.k;
-      const ItemDesc& d = desc[w.k];
-      w.m0 = d.kbeg - d.tstart * kTileKeys;
-      w.kend = d.kend;
-      w.kv_base = d.kv_base;
-      w.head = d.kvh * D * kElem + ld_piece * 16;  // the head's and this thread's piece offset in a slot, bytes
-      w.index_row = by_block ? a.page_table + static_cast<std::int64_t>(d.req) * a.page_table_stride
-                             : (by_token ? a.kv_indices + d.kv_base : nullptr);
-      w.next = w.k + 1 < K ? desc[w.k + 1].tstart : total;
-    }
-  };
-  // Where the index of key row r of stream tile T is read from (the row clamped to its item's last key).
-  auto index_src = [&](const Walk& w, int T, int r) {
-    const int m = min(w.m0 + T * kTileKeys + r, w.kend - 1);
-    if (by_block) return w.index_row + (a.page_shift >= 0 ? m >> a.page_shift : m / a.page_size);
-    return w.index_row + m;
-  };
-  Walk index_walk, issue_walk;
-  auto copy_indices = [&](int T) {  // asynchronous, joins the current commit group
-    if (by_ring && T < total && threadIdx.x < kTileKeys) {
-      walk_to(index_walk, T);
-      cp_async4(ring_base + ((T % kStages) * kTileKeys + threadIdx.x) * 4, index_src(index_walk, T, threadIdx.x));
-    }
+  auto copy_indices = [&](int tile) {  // asynchronous, joins the current commit group
+    if (index_row != nullptr && tile < num_tiles && threadIdx.x < kTileKeys)
+      cp_async4(ring_base + ((tile % kStages) * kTileKeys + threadIdx.x) * 4, index_src(tile, threadIdx.x));
   };
 
-  // Byte address of key m's piece = base + slot * (bytes of one slot) + the head and piece offset, with slot the
-  // page index from the ring times page_size plus m's place in its page (block table), the token's slot from the
-  // ring (token indices) or the row itself (ragged). One multiply-add per copy, in the copy's asm.
+  // Byte address of key m's piece = base + slot * (bytes of one slot) + this thread's head and piece offset, with
+  // slot the page index from the ring times page_size plus m's place in its page (block table), the token's slot
+  // from the ring (token indices) or the row itself (ragged). One multiply-add per copy, in the copy's asm; the
+  // K and V bases already hold the head / piece offset.
   const std::int32_t row_bytes_all = static_cast<std::int32_t>(slot_stride * kElem);  // one slot: Hkv * D elements
+  const char* const k_at = reinterpret_cast<const char*>(kg) + head_off_bytes;
+  const char* const v_at = reinterpret_cast<const char*>(vg) + head_off_bytes;
   // slot = (index << shift) | (m & mask): shift and mask 0 for token indices (the index is the slot), the page
   // size's for a block table whose page size is a power of two; page_mod: any other page size.
+  const bool by_ring = index_row != nullptr;
   const bool page_mod = by_block && a.page_shift < 0;
   const int page_size = a.page_size;
   const int shift = by_block && !page_mod ? a.page_shift : 0;
   const int mask = by_block && !page_mod ? page_size - 1 : 0;
-  auto issue = [&](int T) {
-    if (T >= total) return;
-    walk_to(issue_walk, T);
-    const std::uint32_t sk = smem_base + (T % kStages) * 2 * kStageBytes;
+  auto issue = [&](int tile) {
+    const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
     const std::uint32_t sv = sk + kStageBytes;
-    const std::int32_t* ring_tile = ring + (T % kStages) * kTileKeys;
-    const int m0 = issue_walk.m0 + T * kTileKeys;
-    const int kend = issue_walk.kend;
-    const char* const k_at = reinterpret_cast<const char*>(kg) + issue_walk.head;
-    const char* const v_at = reinterpret_cast<const char*>(vg) + issue_walk.head;
+    const std::int32_t* ring_tile = ring + (tile % kStages) * kTileKeys;
+    const int m0 = kbeg + tile * kTileKeys;
 #pragma unroll
     for (int i = 0; i < kRowsPerThread; ++i) {
       const int row = ld_row0 + i * kRowStep;
@@ -594,7 +537,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
         const std::int32_t index = ring_tile[row];
         slot = page_mod ? index * page_size + m % page_size : (index << shift) | (m & mask);
       } else {
-        slot = issue_walk.kv_base + min(m, kend - 1);
+        slot = ri.kv_base + min(m, kend - 1);
       }
       const std::uint32_t off = row * kLdRowBytes + swz<kLdPieces>(ld_piece, row) * 16;  // swizzled for ldmatrix
       cp_async16_indexed(sk + off, k_at, slot, row_bytes_all, ok);
@@ -602,121 +545,43 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     }
   };
 
+  float m_run[2] = {-INFINITY, -INFINITY};  // running max, log2 units
+  float l_run[2] = {0.0f, 0.0f};            // running sum (this thread's columns; quad-reduced at the end)
+  constexpr int kAccTiles = kSmallM ? D / 16 : kNTiles;  // kSmallM: m16 tiles of head_dim columns
+  float acc[kAccTiles][4];
+#pragma unroll
+  for (int n = 0; n < kAccTiles; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+
   const float score_scale = a.sm_scale;
   const float cap = a.soft_cap;
 
-  // Prologue: the indices of stream tiles 0 .. kStages-2 synchronously, then their K/V (and the indices
-  // kStages - 1 tiles further) asynchronously. The barriers keep a ring slot's readers ahead of its next writer.
-  ItemKeys cur = item_keys<kTileKeys>(a, blockIdx.x);
-  load_q(cur);
-  if (by_ring && threadIdx.x < kTileKeys) {
-    Walk w;
-    for (int s = 0; s < kStages - 1 && s < total; ++s) {
-      walk_to(w, s);
-      ring[s * kTileKeys + threadIdx.x] = *index_src(w, s, threadIdx.x);
-    }
+  // Prologue: the indices of tiles 0 .. kStages-2 synchronously, then their K/V (and the indices kStages - 1
+  // tiles further) asynchronously. The barriers keep a ring slot's readers ahead of its next writer.
+  if (index_row != nullptr && threadIdx.x < kTileKeys) {
+    for (int s = 0; s < kStages - 1 && s < num_tiles; ++s) ring[s * kTileKeys + threadIdx.x] = *index_src(s, threadIdx.x);
   }
   __syncthreads();
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    issue(s);
+    if (s < num_tiles) issue(s);
     copy_indices(s + kStages - 1);
     cp_async_commit();
     __syncthreads();
   }
 
-  // The final store of row r's piece (8 head_dim columns) of the item: o / L times out_scale, or the split's
-  // partial state. M, L: the row's max (log2 units) and sum over the CTA's warps; M = -inf, L = 0 when no key
-  // was visible.
-  auto store = [&](const ItemKeys& it, int r, int piece, float M, float L, float (&o)[8]) {
-    const int R = it.row0 + r, j = R / G, h = R % G;
-    const int head = it.kvh * G + h;
-    const std::int64_t qrow = it.ri.q_begin + j;
-    if (!a.split) {
-      if (a.sinks) {  // the sink joins the denominator only
-        const float sk = a.sinks[head] * kLog2e;
-        const float m2 = fmaxf(M, sk);
-        const float f = exp2f(M - m2);  // M = -inf: 0
-        L = L * f + exp2f(sk - m2);
-#pragma unroll
-        for (int i = 0; i < 8; ++i) o[i] *= f;
-        M = m2;
-      }
-      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // out_scale: v_scale with fp8 KV, else 1
-      uint4 packed;
-      packed.x = pack2<kBf16>(o[0] * inv, o[1] * inv);
-      packed.y = pack2<kBf16>(o[2] * inv, o[3] * inv);
-      packed.z = pack2<kBf16>(o[4] * inv, o[5] * inv);
-      packed.w = pack2<kBf16>(o[6] * inv, o[7] * inv);
-      auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + piece * 8;
-      *reinterpret_cast<uint4*>(out) = packed;
-      if (piece == 0 && a.lse) a.lse[qrow * Hq + head] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
-    } else {
-      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // the merge is linear in the partials
-      const std::int64_t slot = (qrow * a.num_chunks + it.chunk) * Hq + head;
-      float* dst = a.part_o + slot * D + piece * 8;
-      *reinterpret_cast<float4*>(dst) = make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv);
-      *reinterpret_cast<float4*>(dst + 4) = make_float4(o[4] * inv, o[5] * inv, o[6] * inv, o[7] * inv);
-      if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
-    }
-  };
-
-  int t0 = 0;  // stream index of the current item's first tile
-  for (int k = 0; k < K; ++k) {
-    const ItemKeys it = cur;
-    const int num_tiles = it.num_tiles;
-    if (it.rows_valid <= 0) {  // (only with qo_indptr: a request shorter than max_q_len) nothing to compute or store
-      if (k + 1 < K) {
-        cur = item_keys<kTileKeys>(a, blockIdx.x + (k + 1) * gridDim.x);
-        load_q(cur);
-      }
-      continue;
-    }
-    convert_q();
-    const int rows_valid = it.rows_valid;
-    const int kbeg = it.kbeg, kend = it.kend, mask_lo = it.mask_lo, mask_hi = it.mask_hi;
-    const int m_tiles = (rows_valid + 15) / 16;
-    const int ks_count = m_tiles == 1 ? kWarps : (m_tiles == 2 ? 2 : 1);  // warps sharing one m-tile
-    const int mt = warp / ks_count, ks = warp % ks_count;
-    const bool active = mt < m_tiles;
-
-    // This thread's two rows of scores: rows g and g + 8 of its m-tile (S = Q K^T), or with kSmallM its S^T
-    // columns, query rows 2t and 2t + 1; each row's visible range clamped to the item's keys. Padding rows see none.
-    int row_lo[2], row_hi[2];
-#pragma unroll
-    for (int x = 0; x < 2; ++x) {
-      const int r = kSmallM ? 2 * t + x : mt * 16 + g + 8 * x;
-      row_lo[x] = 0;
-      row_hi[x] = 0;
-      if (active && r < rows_valid) {
-        int lo, hi;
-        visible_keys(a, it.ri, (it.row0 + r) / G, lo, hi);
-        row_lo[x] = max(lo, kbeg);
-        row_hi[x] = min(hi, kend);
-      }
-    }
-
-    float m_run[2] = {-INFINITY, -INFINITY};  // running max, log2 units
-    float l_run[2] = {0.0f, 0.0f};            // running sum (this thread's columns; reduced at the end)
-    constexpr int kAccTiles = kSmallM ? D / 16 : kNTiles;  // kSmallM: m16 tiles of head_dim columns
-    float acc[kAccTiles][4];
-#pragma unroll
-    for (int n = 0; n < kAccTiles; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
-
   for (int tile = 0; tile < num_tiles; ++tile) {
-    const int T = t0 + tile;       // the tile's place in the CTA's stream: its stage and its commit group
-    cp_async_wait<kStages - 2>();  // this thread's copies of `T` (and of the indices of T + kStages - 1)
-    __syncthreads();               // everyone's have landed; and everyone is done computing T - 1
+    cp_async_wait<kStages - 2>();  // this thread's copies of `tile` (and of the indices of tile + kStages - 1)
+    __syncthreads();               // everyone's have landed; and everyone is done computing tile - 1
     {
-      const int nxt = T + kStages - 1;  // refills the stage of T - 1 (nothing past the stream's end)
-      issue(nxt);
+      const int nxt = tile + kStages - 1;  // refills the stage of tile - 1
+      if (nxt < num_tiles) issue(nxt);
       copy_indices(nxt + kStages - 1);  // into the ring slot that issue(nxt - 1) read last iteration
       cp_async_commit();
     }
 
     if (active) {
       const int k0 = kbeg + tile * kTileKeys;
-      const std::uint32_t sk = smem_base + (T % kStages) * 2 * kStageBytes;
+      const std::uint32_t sk = smem_base + (tile % kStages) * 2 * kStageBytes;
       const std::uint32_t sv = sk + kStageBytes;
       const bool need_mask = k0 < mask_lo || k0 + kTileKeys > mask_hi;
       for (int sb = ks; sb < kTileKeys / 16; sb += ks_count) {
@@ -958,141 +823,118 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
       }
     }
   }
-    // ---- the item's end: merge the warps' states through shared memory, then store ------------------------
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // ---- merge the warps' states through shared memory, then store ----------------------------------------
 #pragma unroll
-    for (int x = 0; x < 2; ++x) {  // a row's sum over the lanes holding its keys: one quad, or with kSmallM one t
-      if constexpr (kSmallM) {
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 4);
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 8);
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 16);
-      } else {
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
-        l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
-      }
-    }
+  for (int x = 0; x < 2; ++x) {  // a row's sum over the lanes holding its keys: one quad, or with kSmallM one t
     if constexpr (kSmallM) {
-      // The warps' O^T partials go into the stage of the item's last tile, free once every warp is past it (its
-      // next copy is issued after the next tile's barrier, while the other stages already take the next item's
-      // tiles): [kWarps][8 rows][D] floats, exactly one stage, each row's columns rotated by 8 per row (fewer bank
-      // conflicts without padding); m and l in their own slots after the item table. An item without tiles
-      // stores its empty state directly.
-      static_assert(kWarps * 8 * D * 4 <= 2 * kStageBytes, "the combine fits in one stage");
-      const bool have = num_tiles > 0;
-      float* so = reinterpret_cast<float*>(smem + ((t0 + max(num_tiles, 1) - 1) % kStages) * 2 * kStageBytes);
-      float* sm = reinterpret_cast<float*>(total_s + 1);  // [kWarps][8]
-      float* sl = sm + kWarps * 8;                        // [kWarps][8]
-      auto at = [](int r, int c) { return r * D + ((c + 8 * r) & (D - 1)); };
-      __syncthreads();  // every warp is past the last tile's stage
-      if (have) {  // acc[n]: (column row g | g + 8 of tile n) x (query rows 2t, 2t + 1)
-        float* ow = so + warp * 8 * D;
-#pragma unroll
-        for (int n = 0; n < kAccTiles; ++n) {
-          const int c_lo = kFp8 ? 16 * n + 2 * g : 16 * n + g;
-          const int c_hi = kFp8 ? 16 * n + 2 * g + 1 : 16 * n + 8 + g;
-          ow[at(2 * t, c_lo)] = acc[n][0];
-          ow[at(2 * t + 1, c_lo)] = acc[n][1];
-          ow[at(2 * t, c_hi)] = acc[n][2];
-          ow[at(2 * t + 1, c_hi)] = acc[n][3];
-        }
-        if (g == 0) {
-          sm[warp * 8 + 2 * t] = m_run[0];
-          sm[warp * 8 + 2 * t + 1] = m_run[1];
-          sl[warp * 8 + 2 * t] = l_run[0];
-          sl[warp * 8 + 2 * t + 1] = l_run[1];
-        }
-      }
-      t0 += num_tiles;
-      if (k + 1 < K) {  // the next item's q loads travel while this one stores
-        cur = item_keys<kTileKeys>(a, blockIdx.x + (k + 1) * gridDim.x);
-        load_q(cur);
-      }
-      __syncthreads();
-      for (int item = threadIdx.x; item < rows_valid * kPiecesPerRow; item += kThreads) {
-        const int r = item / kPiecesPerRow, piece = item % kPiecesPerRow;
-        float M = -INFINITY, L = 0.0f;
-        float o[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-        if (have) {
-          for (int w = 0; w < kWarps; ++w) M = fmaxf(M, sm[w * 8 + r]);
-          const float mb = M == -INFINITY ? 0.0f : M;
-          for (int w = 0; w < kWarps; ++w) {
-            const float f = exp2f(sm[w * 8 + r] - mb);
-            L += sl[w * 8 + r] * f;
-            const float* src = so + w * 8 * D + at(r, piece * 8);
-            const float4 u0 = *reinterpret_cast<const float4*>(src);
-            const float4 u1 = *reinterpret_cast<const float4*>(src + 4);
-            o[0] += f * u0.x;
-            o[1] += f * u0.y;
-            o[2] += f * u0.z;
-            o[3] += f * u0.w;
-            o[4] += f * u1.x;
-            o[5] += f * u1.y;
-            o[6] += f * u1.z;
-            o[7] += f * u1.w;
-          }
-        }
-        store(it, r, piece, M, L, o);
-      }
-    } else {  // (one item per CTA: run_mma launches no persistent grid without kSmallM)
-      cp_async_wait<0>();
-      __syncthreads();
-      auto* so = reinterpret_cast<float*>(smem);          // [kWarps][16][kOStride]
-      float* sm = so + kWarps * 16 * kOStride;            // [kWarps][16]
-      float* sl = sm + kWarps * 16;                       // [kWarps][16]
-      if (active) {
-        float* ow = so + warp * 16 * kOStride;
-        if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
-#pragma unroll
-          for (int p = 0; p < kNTiles / 2; ++p) {
-            const float* e = acc[2 * p];
-            const float* o = acc[2 * p + 1];
-            *reinterpret_cast<float4*>(ow + g * kOStride + 16 * p + 4 * t) = make_float4(e[0], o[0], e[1], o[1]);
-            *reinterpret_cast<float4*>(ow + (g + 8) * kOStride + 16 * p + 4 * t) = make_float4(e[2], o[2], e[3], o[3]);
-          }
-        } else {
-#pragma unroll
-          for (int n = 0; n < kNTiles; ++n) {
-            *reinterpret_cast<float2*>(ow + g * kOStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
-            *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
-          }
-        }
-        if (t == 0) {
-          sm[warp * 16 + g] = m_run[0];
-          sm[warp * 16 + g + 8] = m_run[1];
-          sl[warp * 16 + g] = l_run[0];
-          sl[warp * 16 + g + 8] = l_run[1];
-        }
-      }
-      __syncthreads();
-      for (int item = threadIdx.x; item < rows_valid * kPiecesPerRow; item += kThreads) {
-        const int r = item / kPiecesPerRow, piece = item % kPiecesPerRow;
-        const int mtr = r / 16, rr = r % 16;
-        float M = -INFINITY;
-        for (int w = 0; w < ks_count; ++w) M = fmaxf(M, sm[(mtr * ks_count + w) * 16 + rr]);
-        const float mb = M == -INFINITY ? 0.0f : M;
-        float L = 0.0f;
-        float o[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-        for (int w = 0; w < ks_count; ++w) {
-          const int ww = mtr * ks_count + w;
-          const float f = exp2f(sm[ww * 16 + rr] - mb);
-          L += sl[ww * 16 + rr] * f;
-          const float* src = so + (ww * 16 + rr) * kOStride + piece * 8;
-          const float4 u0 = *reinterpret_cast<const float4*>(src);
-          const float4 u1 = *reinterpret_cast<const float4*>(src + 4);
-          o[0] += f * u0.x;
-          o[1] += f * u0.y;
-          o[2] += f * u0.z;
-          o[3] += f * u0.w;
-          o[4] += f * u1.x;
-          o[5] += f * u1.y;
-          o[6] += f * u1.z;
-          o[7] += f * u1.w;
-        }
-        store(it, r, piece, M, L, o);
-      }
-      t0 += num_tiles;
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 4);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 8);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 16);
+    } else {
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 1);
+      l_run[x] += __shfl_xor_sync(0xffffffffu, l_run[x], 2);
     }
   }
-  cp_async_wait<0>();
+  auto* so = reinterpret_cast<float*>(smem);          // [kWarps][16][kOStride]
+  float* sm = so + kWarps * 16 * kOStride;            // [kWarps][16]
+  float* sl = sm + kWarps * 16;                       // [kWarps][16]
+  if (active) {
+    float* ow = so + warp * 16 * kOStride;
+    if constexpr (kSmallM) {  // acc[n]: (column row g | g + 8 of tile n) x (query rows 2t, 2t + 1)
+      float* o0 = ow + (2 * t) * kOStride;
+      float* o1 = o0 + kOStride;
+#pragma unroll
+      for (int n = 0; n < kAccTiles; ++n) {
+        const int c_lo = kFp8 ? 16 * n + 2 * g : 16 * n + g;
+        const int c_hi = kFp8 ? 16 * n + 2 * g + 1 : 16 * n + 8 + g;
+        o0[c_lo] = acc[n][0];
+        o1[c_lo] = acc[n][1];
+        o0[c_hi] = acc[n][2];
+        o1[c_hi] = acc[n][3];
+      }
+    } else if constexpr (kFp8 != 0) {  // acc[2p] holds columns 16p + 4t, 16p + 4t + 2; acc[2p + 1] the odd ones between
+#pragma unroll
+      for (int p = 0; p < kNTiles / 2; ++p) {
+        const float* e = acc[2 * p];
+        const float* o = acc[2 * p + 1];
+        *reinterpret_cast<float4*>(ow + g * kOStride + 16 * p + 4 * t) = make_float4(e[0], o[0], e[1], o[1]);
+        *reinterpret_cast<float4*>(ow + (g + 8) * kOStride + 16 * p + 4 * t) = make_float4(e[2], o[2], e[3], o[3]);
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) {
+        *reinterpret_cast<float2*>(ow + g * kOStride + n * 8 + 2 * t) = make_float2(acc[n][0], acc[n][1]);
+        *reinterpret_cast<float2*>(ow + (g + 8) * kOStride + n * 8 + 2 * t) = make_float2(acc[n][2], acc[n][3]);
+      }
+    }
+    const int r0 = kSmallM ? 2 * t : g, r1 = kSmallM ? 2 * t + 1 : g + 8;  // this thread's two rows
+    if (kSmallM ? g == 0 : t == 0) {
+      sm[warp * 16 + r0] = m_run[0];
+      sm[warp * 16 + r1] = m_run[1];
+      sl[warp * 16 + r0] = l_run[0];
+      sl[warp * 16 + r1] = l_run[1];
+    }
+  }
+  __syncthreads();
+
+  for (int item = threadIdx.x; item < rows_valid * kPiecesPerRow; item += kThreads) {
+    const int r = item / kPiecesPerRow, piece = item % kPiecesPerRow;
+    const int mtr = r / 16, rr = r % 16;
+    float M = -INFINITY;
+    for (int w = 0; w < ks_count; ++w) M = fmaxf(M, sm[(mtr * ks_count + w) * 16 + rr]);
+    const float mb = M == -INFINITY ? 0.0f : M;
+    float L = 0.0f;
+    float o[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int w = 0; w < ks_count; ++w) {
+      const int ww = mtr * ks_count + w;
+      const float f = exp2f(sm[ww * 16 + rr] - mb);
+      L += sl[ww * 16 + rr] * f;
+      const float* src = so + (ww * 16 + rr) * kOStride + piece * 8;
+      const float4 u0 = *reinterpret_cast<const float4*>(src);
+      const float4 u1 = *reinterpret_cast<const float4*>(src + 4);
+      o[0] += f * u0.x;
+      o[1] += f * u0.y;
+      o[2] += f * u0.z;
+      o[3] += f * u0.w;
+      o[4] += f * u1.x;
+      o[5] += f * u1.y;
+      o[6] += f * u1.z;
+      o[7] += f * u1.w;
+    }
+    const int R = row0 + r, j = R / G, h = R % G;
+    const int head = kvh * G + h;
+    const std::int64_t qrow = ri.q_begin + j;
+    if (!a.split) {
+      if (a.sinks) {  // the sink joins the denominator only
+        const float sk = a.sinks[head] * kLog2e;
+        const float m2 = fmaxf(M, sk);
+        const float f = exp2f(M - m2);  // M = -inf: 0
+        L = L * f + exp2f(sk - m2);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) o[i] *= f;
+        M = m2;
+      }
+      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // out_scale: v_scale with fp8 KV, else 1
+      uint4 packed;
+      packed.x = pack2<kBf16>(o[0] * inv, o[1] * inv);
+      packed.y = pack2<kBf16>(o[2] * inv, o[3] * inv);
+      packed.z = pack2<kBf16>(o[4] * inv, o[5] * inv);
+      packed.w = pack2<kBf16>(o[6] * inv, o[7] * inv);
+      auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + piece * 8;
+      *reinterpret_cast<uint4*>(out) = packed;
+      if (piece == 0 && a.lse) a.lse[qrow * Hq + head] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
+    } else {
+      const float inv = L > 0.0f ? a.out_scale / L : 0.0f;  // the merge is linear in the partials
+      const std::int64_t slot = (qrow * a.num_chunks + chunk) * Hq + head;
+      float* dst = a.part_o + slot * D + piece * 8;
+      *reinterpret_cast<float4*>(dst) = make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv);
+      *reinterpret_cast<float4*>(dst + 4) = make_float4(o[4] * inv, o[5] * inv, o[6] * inv, o[7] * inv);
+      if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
+    }
+  }
 }
 
 // Merge of the split-KV partial states. `W` warps share one (query row, head): each takes a contiguous range
@@ -1283,49 +1125,16 @@ __global__ void decode_generic_kernel(const DecodeArgs a, DType dtype, int head_
 
 bool aligned(const void* p, std::uintptr_t n) { return (reinterpret_cast<std::uintptr_t>(p) % n) == 0; }
 
-// SMs of the current device (a driver query, once per device).
-int sm_count() {
-  int dev = 0;
-  ATTNBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  static std::mutex mu;
-  static std::map<int, int> known;
-  const std::lock_guard<std::mutex> lock(mu);
-  const auto it = known.find(dev);
-  if (it != known.end()) return it->second;
-  int n = 0;
-  ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  known.emplace(dev, n);
-  return n;
-}
-
-// ATTNBENCH_DECODE_PERSIST=0 turns the persistent launch off (the GPU tests run both; A/B measurements).
-bool persistent_allowed() {
-  const char* e = std::getenv("ATTNBENCH_DECODE_PERSIST");
-  return e == nullptr || std::string(e) != "0";
-}
-
-// `items` CTAs' work (one item each), or with `persist` (kSmallM only: the kernel's combine for other shapes
-// assumes one item per CTA) as many CTAs as the SMs hold at once, each taking every gridDim.x-th item (at most
-// kMaxItems: more CTAs where the items would exceed that). A rule on the item count and the device only, so a
-// graph replay launches what its capture launched.
 template <bool kBf16, int D, int kStages, int kMinBlocks, int kFp8, bool kSmallM, int kW = kWarps>
-void launch_mma(const DecodeArgs& a, unsigned items, bool persist, cudaStream_t stream) {
+void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
   // At least the final combine's [kW][16][D + 4] floats and the warps' m and l.
   constexpr int smem = std::max(smem_bytes<D, kStages, kFp8, kW>(), kW * 16 * (D + 4) * 4 + 2 * kW * 16 * 4);
-  auto* kernel = decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>;
   static std::once_flag attr_once;
-  static int resident = 0;  // CTAs per SM
-  std::call_once(attr_once, [&] {
-    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    ATTNBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 32 * kW, smem));
+  std::call_once(attr_once, [] {
+    ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   });
-  unsigned grid = items;
-  if (kSmallM && persist && resident > 0) {
-    const std::int64_t at_once = static_cast<std::int64_t>(sm_count()) * resident;
-    const std::int64_t fewest = (static_cast<std::int64_t>(items) + kMaxItems - 1) / kMaxItems;
-    grid = static_cast<unsigned>(std::min<std::int64_t>(items, std::max(at_once, fewest)));
-  }
-  kernel<<<grid, 32 * kW, smem, stream>>>(a);
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW><<<grid, 32 * kW, smem, stream>>>(a);
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
@@ -1338,12 +1147,19 @@ int forced_decode_warps() {
   return v == "4" ? 4 : (v == "8" ? 8 : 0);
 }
 
+// SMs of the current device (a driver query, no synchronisation).
+int sm_count() {
+  int dev = 0, n = 0;
+  ATTNBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  return n;
+}
+
 template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
-  const bool persist = persistent_allowed();
   if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
     // Wide CTAs where the 4-warp grid fills at most half of the SMs' CTA slots: the same CTAs, twice the warps
@@ -1352,11 +1168,11 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
     if constexpr (has_wide_ctas<D, kFp8>()) {
       const int forced = forced_decode_warps();
       wide = forced != 0 ? forced == 8 : static_cast<std::int64_t>(g) * 2 <= static_cast<std::int64_t>(sm_count()) * kBlocks;
-      if (wide) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, persist, stream);
+      if (wide) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
     }
-    if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, persist, stream);
+    if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
   } else
-    launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, false, stream);
+    launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
