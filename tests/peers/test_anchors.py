@@ -344,7 +344,8 @@ class AgainstAttnbench(TempDir):
         rows = list(csv.DictReader(io.StringIO(text)))
         cases = an.read_case_list(self.smoke_cases())
         self.assertEqual(len(rows), len(cases))
-        figs = an.read_attnbench_figures(open(BASELINE_CSV, encoding="utf-8").read())
+        with open(BASELINE_CSV, encoding="utf-8") as f:
+            figs = an.read_attnbench_figures(f.read())
         for r, c in zip(rows, cases):
             self.assertEqual((r["mode"], r["model"], int(r["batch"])), (c.mode, c.model, c.batch))
             self.assertEqual(r["unit"], "TFLOP/s" if c.mode == "extend" else "TB/s")
