@@ -15,8 +15,14 @@ What each figure is:
              metadata excluded, the L2 flushed before each step (docs/result-schema.md).
   cudnn/flash  one attention layer of the same shape: q [batch, Hq, extend_len, D], a dense (gathered,
              contiguous) K/V [batch, Hkv, kv_len, D] in the case's dtype, GQA through enable_gqa (K/V read once,
-             not expanded), the case's sm_scale; the median of `--reps` calls between CUDA events, each after a
-             write of 256 MiB that evicts the L2 (as attnbench flushes it), after `--warmup` calls. The figure
+             not expanded), the case's sm_scale; a round is the median of `--reps` calls between CUDA events,
+             each after a write of 256 MiB that evicts the L2 (as attnbench flushes it), after `--warmup` calls;
+             `--rounds` rounds per backend, interleaved (cudnn, flash, cudnn, flash, ...), and the figure is the
+             best round's (the fastest median: what PyTorch can reach; one slow round is noise, not the anchor).
+             The log gives every round and their spread, (max - min) / min, with a WARNING line above 20%;
+             OUT's sidecar OUT-rounds.csv (anchors.csv -> anchors-rounds.csv) lists every round:
+                 case_id,backend,round,median_us
+             (a windowed decode step's layers as CASE_ID@keys=N, one per distinct key count). The figure
              counts the work as attnbench's runner/case_work.cpp counts it for one full-attention layer:
                extend: 4 * Hq * D * sum over requests and rows j of (prefix_len + j + 1) FLOPs (causal pairs)
                decode: 2 * kv_len * Hkv * D * es (K and V) + (2 Hq + 2 Hkv) * D * es (q, o, new k, v) per
@@ -40,7 +46,7 @@ attnbench has no ok row or neither backend ran.
 Usage:
   scripts/anchors.py --results RESULTS.csv --out results/h200/perf/anchors.csv
                      (--cases CASES.csv | --attnbench BIN --config configs/pr-evidence.toml)
-                     [--reps 20] [--warmup 3]
+                     [--reps 20] [--warmup 3] [--rounds 3]
 CASES.csv is `attnbench run --config ... --list-cases --format csv`; with --attnbench the script runs that.
 Bad input: one line on stderr naming the option or file, exit 2. torch is imported only when measuring.
 """
@@ -53,7 +59,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 COLUMNS = ["mode", "model", "batch", "prefix_len", "extend_len", "kv_len", "attnbench", "cudnn", "flash", "unit",
            "ratio_to_best"]
@@ -62,6 +68,9 @@ CASE_COLUMNS = ["case_id", "mode", "model", "num_qo_heads", "num_kv_heads", "hea
                 "prefix_lens", "new_lens", "sm_scale"]
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 FLUSH_BYTES = 256 * 1024 * 1024  # > 4x the H200's 60 MB L2
+BACKENDS = ("cudnn", "flash")  # the order of each round
+ROUND_COLUMNS = ["case_id", "backend", "round", "median_us"]
+SPREAD_WARN_PCT = 20.0  # a round spread above this is logged as a WARNING
 
 
 class InputError(Exception):
@@ -250,6 +259,64 @@ def attnbench_figure(c: AnchorCase, figs: Dict[str, Dict[str, float]]) -> Option
     return figs.get(c.case_id, {}).get("tflops" if c.mode == "extend" else "tb_per_s")
 
 
+# ---- rounds (pure: the measuring below feeds them timers) ------------------------------------------------------
+
+
+def spread_pct(times_us: Sequence[float]) -> float:
+    """(max - min) / min of a backend's round medians, in %."""
+    return (max(times_us) - min(times_us)) * 100.0 / min(times_us)
+
+
+def best_round(times_us: Sequence[float]) -> float:
+    """The figure's time: the fastest round's median (what PyTorch can reach; a slow round is a collapse)."""
+    return min(times_us)
+
+
+def run_rounds(timers: Dict[str, Callable[[], float]], rounds: int) -> Dict[str, List[float]]:
+    """Every backend's round medians (us), the backends interleaved in BACKENDS order within each round, so that a
+    slow stretch of the GPU lands on a round of each rather than on all rounds of one."""
+    times: Dict[str, List[float]] = {name: [] for name in BACKENDS if name in timers}
+    for _ in range(rounds):
+        for name in times:
+            times[name].append(timers[name]())
+    return times
+
+
+def rounds_log(label: str, backend: str, how: str, times_us: Sequence[float], fig: float, unit: str) -> List[str]:
+    """The log lines of one backend's rounds: every round's time, the spread and the figure kept; a WARNING line
+    when the spread exceeds SPREAD_WARN_PCT."""
+    sp = spread_pct(times_us)
+    lines = ["%s: %s (%s) rounds %s us, spread %.1f%%: best %.1f us -> %.4g %s" % (
+        label, backend, how, " / ".join("%.1f" % t for t in times_us), sp, best_round(times_us), fig, unit)]
+    if sp > SPREAD_WARN_PCT:
+        lines.append("%s: WARNING: %s rounds spread %.1f%% (> %g%%): the GPU was not steady; the best round is kept" %
+                     (label, backend, sp, SPREAD_WARN_PCT))
+    return lines
+
+
+def round_rows(label: str, times: Dict[str, Sequence[float]]) -> List[dict]:
+    """The sidecar's rows of one measurement: one per backend and round (rounds counted from 1)."""
+    return [{"case_id": label, "backend": name, "round": str(i + 1), "median_us": "%.3f" % t}
+            for name in BACKENDS if name in times for i, t in enumerate(times[name])]
+
+
+def rounds_path(out: str) -> str:
+    """The sidecar next to OUT: anchors.csv -> anchors-rounds.csv."""
+    stem, ext = os.path.splitext(out)
+    return stem + "-rounds" + (ext or ".csv")
+
+
+def write_rounds_csv(path: str, rows: Sequence[dict]) -> None:
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=ROUND_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
 # ---- measuring (torch only here) ----------------------------------------------------------------------------
 
 
@@ -322,9 +389,14 @@ class Sdpa:
         return times[len(times) // 2]
 
 
-def measure_case(c: AnchorCase, reps: int, warmup: int, log) -> Tuple[Optional[float], Optional[float]]:
-    """(cudnn, flash) figures for one case; None where the backend refused (logged)."""
+def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label: str = "",
+                 round_log: Optional[List[dict]] = None) -> Tuple[Optional[float], Optional[float]]:
+    """(cudnn, flash) figures for one case, each its best of `rounds` interleaved rounds; None where the backend
+    refused (logged). label names the measurement in the log and the sidecar (default the case_id); round_log,
+    when given, collects the sidecar's rows."""
     import torch
+
+    label = label or c.case_id
 
     s = Sdpa(c)
     out: Dict[str, Optional[float]] = {"cudnn": None, "flash": None}
@@ -340,20 +412,20 @@ def measure_case(c: AnchorCase, reps: int, warmup: int, log) -> Tuple[Optional[f
             try:
                 ref = runs["flash"][1]()
             except Exception as e:  # noqa: BLE001 (a refusal of any kind leaves the cell empty)
-                log("%s: flash (lower-right causal) refused: %s" % (c.case_id, str(e).splitlines()[0]))
+                log("%s: flash (lower-right causal) refused: %s" % (label, str(e).splitlines()[0]))
                 del runs["flash"]
         else:
-            log("%s: flash cannot take this shape (can_use_flash_attention is false)" % c.case_id)
+            log("%s: flash cannot take this shape (can_use_flash_attention is false)" % label)
         how = "mask"
         if ref is not None:
             try:
                 got = s.call("cudnn", "causal")()
                 diff = (got.float() - ref.float()).abs().max().item()
-                log("%s: cudnn is_causal vs flash bottom-right: max abs diff %.3g" % (c.case_id, diff))
+                log("%s: cudnn is_causal vs flash bottom-right: max abs diff %.3g" % (label, diff))
                 if diff < 0.05:
                     how = "causal"
             except Exception as e:  # noqa: BLE001 (a refusal of any kind leaves the cell empty)
-                log("%s: cudnn is_causal refused: %s" % (c.case_id, str(e).splitlines()[0]))
+                log("%s: cudnn is_causal refused: %s" % (label, str(e).splitlines()[0]))
         runs["cudnn"] = (how, s.call("cudnn", how))
     results = {}
     for name, (how, run) in runs.items():
@@ -361,16 +433,20 @@ def measure_case(c: AnchorCase, reps: int, warmup: int, log) -> Tuple[Optional[f
             results[name] = run()
             torch.cuda.synchronize()
         except Exception as e:  # noqa: BLE001
-            log("%s: %s (%s) refused: %s" % (c.case_id, name, how, str(e).splitlines()[0]))
-            continue
-        us = s.time_us(run, reps, warmup)
-        out[name] = figure(c, us * 1e-6)
-        log("%s: %s (%s) %.1f us -> %.4g %s" % (c.case_id, name, how, us, out[name], UNITS[c.mode]))
+            log("%s: %s (%s) refused: %s" % (label, name, how, str(e).splitlines()[0]))
+    timers = {name: (lambda run=runs[name][1]: s.time_us(run, reps, warmup)) for name in results}
+    times = run_rounds(timers, rounds)
+    for name, ts in times.items():
+        out[name] = figure(c, best_round(ts) * 1e-6)
+        for line in rounds_log(label, name, runs[name][0], ts, out[name], UNITS[c.mode]):
+            log(line)
+    if round_log is not None:
+        round_log.extend(round_rows(label, times))
     if "cudnn" in results and "flash" in results:
         diff = (results["cudnn"].float() - results["flash"].float()).abs().max().item()
-        log("%s: cudnn vs flash outputs: max abs diff %.3g" % (c.case_id, diff))
+        log("%s: cudnn vs flash outputs: max abs diff %.3g" % (label, diff))
         if diff > 0.05:
-            log("%s: WARNING: the two anchors disagree: they do not compute the same attention" % c.case_id)
+            log("%s: WARNING: the two anchors disagree: they do not compute the same attention" % label)
     del s
     torch.cuda.empty_cache()
     return out["cudnn"], out["flash"]
@@ -410,15 +486,26 @@ def parse_args(argv: Sequence[str]):
     p.add_argument("--cases", help="attnbench's --list-cases --format csv output")
     p.add_argument("--attnbench", help="the attnbench binary (exports the case list of --config)")
     p.add_argument("--config", help="the sweep's config (with --attnbench)")
-    p.add_argument("--reps", type=int, default=20)
-    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--reps", default="20", help="timed calls per round (their median is the round's time)")
+    p.add_argument("--warmup", default="3", help="untimed calls before each round")
+    p.add_argument("--rounds", default="3", help="rounds per backend, interleaved; the fastest round is the figure")
     p.add_argument("--dry-run", action="store_true", help="no GPU: write the rows with attnbench's figures only")
     args = p.parse_args(argv)
-    if args.reps < 1:
-        raise InputError("--reps: must be >= 1 (%d)" % args.reps)
-    if args.warmup < 0:
-        raise InputError("--warmup: must be >= 0 (%d)" % args.warmup)
+    args.reps = count_option(args.reps, "--reps", 1)
+    args.warmup = count_option(args.warmup, "--warmup", 0)
+    args.rounds = count_option(args.rounds, "--rounds", 1)
     return args
+
+
+def count_option(text: str, option: str, minimum: int) -> int:
+    """An integer option's value, >= minimum (an InputError naming the option otherwise)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise InputError("%s: '%s' is not an integer (must be >= %d)" % (option, text, minimum)) from None
+    if v < minimum:
+        raise InputError("%s: must be >= %d (%d)" % (option, minimum, v))
+    return v
 
 
 def main(argv: Sequence[str]) -> int:
@@ -432,7 +519,8 @@ def main(argv: Sequence[str]) -> int:
     except InputError as e:
         print("anchors: " + str(e), file=sys.stderr)
         return 2
-    rows = []
+    rows: List[dict] = []
+    round_log: List[dict] = []
     for c in cases:
         att = attnbench_figure(c, figs)
         cudnn = flash = None
@@ -446,16 +534,19 @@ def main(argv: Sequence[str]) -> int:
         elif not args.dry_run and windowed_decode(c):
             layers = decode_layer_cases(c)
             by_keys = {lc.kv_len: lc for lc in layers}
-            meas = {k: measure_case(lc, args.reps, args.warmup, log) for k, lc in sorted(by_keys.items())}
+            meas = {k: measure_case(lc, args.reps, args.warmup, args.rounds, log, "%s@keys=%d" % (c.case_id, k),
+                                    round_log) for k, lc in sorted(by_keys.items())}
             cudnn = step_figure(layers, {k: m[0] for k, m in meas.items()})
             flash = step_figure(layers, {k: m[1] for k, m in meas.items()})
             log("%s: the step of %d layers (keys %s): cudnn %s, flash %s TB/s" % (
                 c.case_id, len(layers), "/".join(str(lc.kv_len) for lc in layers), cudnn, flash))
         elif not args.dry_run:
-            cudnn, flash = measure_case(c, args.reps, args.warmup, log)
+            cudnn, flash = measure_case(c, args.reps, args.warmup, args.rounds, log, c.case_id, round_log)
         rows.append(anchor_row(c, att, cudnn, flash))
     write_anchors_csv(args.out, rows)
-    log("%d rows written to %s" % (len(rows), args.out))
+    # written on every run (header only with --dry-run), so no earlier run's rounds sit beside these rows
+    write_rounds_csv(rounds_path(args.out), round_log)
+    log("%d rows written to %s, %d rounds to %s" % (len(rows), args.out, len(round_log), rounds_path(args.out)))
     return 0
 
 

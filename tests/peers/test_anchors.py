@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """scripts/anchors.py without torch or a GPU: the case-list and results parsing, the work formula (checked
 against attnbench's own tflops / tb_per_s in results/baseline/smoke.csv), ratio_to_best, the CSV it writes,
-a whole --dry-run, and bad input (exit 2, one line).
+a whole --dry-run, bad input (exit 2, one line), and the rounds: the best-round choice, the spread and its
+WARNING, the interleaving, the rounds sidecar CSV, and measure_case / main with a fake torch and Sdpa (scripted
+round times) that check the plumbing from the timers to both CSVs.
 
 Plain unittest: `python3 tests/peers/test_anchors.py` (ctest runs exactly that, with ATTNBENCH_BINARY naming
 the built attnbench; the tests that export a case list skip without it)."""
@@ -12,7 +14,9 @@ import io
 import os
 import subprocess
 import sys
+import types
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_test_util import BINARY, ROOT, TempDir  # noqa: E402  (also puts scripts/ on the path)
@@ -121,6 +125,187 @@ class Work(unittest.TestCase):
         self.assertIsNone(an.ratio_to_best(300.0, None, None))
 
 
+class Rounds(unittest.TestCase):
+    def test_the_best_round_is_the_fastest_median(self):
+        # 2026-12-01's collapse: one slow stretch must not become the anchor, whichever round it falls on
+        self.assertEqual(an.best_round([812.0, 1650.0, 790.0]), 790.0)
+        self.assertEqual(an.best_round([1650.0, 790.0, 812.0]), 790.0)
+        self.assertEqual(an.best_round([42.5]), 42.5)
+
+    def test_spread_is_max_minus_min_over_min_in_percent(self):
+        self.assertEqual(an.spread_pct([100.0, 120.0]), 20.0)
+        self.assertAlmostEqual(an.spread_pct([812.0, 1650.0, 790.0]), (1650.0 - 790.0) / 790.0 * 100.0)
+        self.assertEqual(an.spread_pct([120.0, 100.0, 110.0]), 20.0)  # order does not matter
+        self.assertEqual(an.spread_pct([17.0]), 0.0)
+
+    def test_log_gives_every_round_and_warns_above_20_percent(self):
+        lines = an.rounds_log("d/b=16", "cudnn", "none", [120.0, 100.0, 110.0], 2.37, "TB/s")
+        self.assertEqual(lines, ["d/b=16: cudnn (none) rounds 120.0 / 100.0 / 110.0 us, spread 20.0%: best 100.0 us "
+                                 "-> 2.37 TB/s"])  # exactly 20%: no warning
+        lines = an.rounds_log("d/b=16", "flash", "none", [100.0, 120.5], 1.91, "TB/s")
+        self.assertEqual(len(lines), 2)
+        self.assertIn("rounds 100.0 / 120.5 us, spread 20.5%: best 100.0 us -> 1.91 TB/s", lines[0])
+        self.assertTrue(lines[1].startswith("d/b=16: WARNING: flash rounds spread 20.5%"), lines[1])
+        self.assertEqual(an.SPREAD_WARN_PCT, 20.0)
+
+    def test_rounds_interleave_the_backends_cudnn_first(self):
+        calls = []
+
+        def timer(name, times):
+            it = iter(times)
+            return lambda: calls.append(name) or next(it)
+
+        # given flash first (as measure_case builds an extend-with-prefix case's runs): still cudnn, flash, ...
+        got = an.run_rounds({"flash": timer("flash", [5.0, 6.0, 7.0]), "cudnn": timer("cudnn", [1.0, 2.0, 3.0])}, 3)
+        self.assertEqual(calls, ["cudnn", "flash"] * 3)
+        self.assertEqual(got, {"cudnn": [1.0, 2.0, 3.0], "flash": [5.0, 6.0, 7.0]})
+        calls.clear()
+        self.assertEqual(an.run_rounds({"flash": timer("flash", [9.0, 8.0])}, 2), {"flash": [9.0, 8.0]})
+        self.assertEqual(calls, ["flash", "flash"])  # a refused backend: the other alone
+        self.assertEqual(an.run_rounds({}, 3), {})
+
+    def test_sidecar_lists_every_round_next_to_the_anchors_csv(self):
+        self.assertEqual(an.rounds_path(os.path.join("out", "anchors.csv")), os.path.join("out", "anchors-rounds.csv"))
+        self.assertEqual(an.rounds_path("a"), "a-rounds.csv")
+        rows = an.round_rows("g@keys=1024", {"flash": [16.8, 17.25], "cudnn": [12.0, 1650.5]})
+        rows += an.round_rows("d", {"cudnn": [3.0]})
+        with TempDirPath() as tmp:
+            path = os.path.join(tmp, "sub", "anchors-rounds.csv")
+            an.write_rounds_csv(path, rows)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        self.assertEqual(text, "case_id,backend,round,median_us\n"
+                               "g@keys=1024,cudnn,1,12.000\n"
+                               "g@keys=1024,cudnn,2,1650.500\n"
+                               "g@keys=1024,flash,1,16.800\n"
+                               "g@keys=1024,flash,2,17.250\n"
+                               "d,cudnn,1,3.000\n")
+
+
+class TempDirPath:
+    """A temporary folder as a context manager (for tests outside TempDir)."""
+
+    def __enter__(self):
+        import tempfile
+        self._tmp = tempfile.TemporaryDirectory()
+        return self._tmp.name
+
+    def __exit__(self, *exc):
+        self._tmp.cleanup()
+
+
+class FakeOut:
+    """What measure_case does with an SDPA output: (a - b).float().abs().max().item()."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def float(self):
+        return self
+
+    def __sub__(self, other):
+        return FakeOut(self.v - other.v)
+
+    def abs(self):
+        return FakeOut(abs(self.v))
+
+    def max(self):
+        return self
+
+    def item(self):
+        return self.v
+
+
+class FakeSdpa:
+    """Sdpa without torch: time_us returns the scripted round medians of (kv_len, backend), in order."""
+    script = {}  # (kv_len, backend) -> [round medians, us]
+    calls = []  # (kv_len, backend, reps, warmup) per time_us call
+
+    def __init__(self, c, seed=0):
+        self.c = c
+
+    def call(self, backend, how):
+        def run():
+            return FakeOut(0.0)
+        run.backend = backend
+        return run
+
+    def time_us(self, run, reps, warmup):
+        FakeSdpa.calls.append((self.c.kv_len, run.backend, reps, warmup))
+        return FakeSdpa.script[(self.c.kv_len, run.backend)].pop(0)
+
+
+def fake_torch():
+    t = types.ModuleType("torch")
+    t.cuda = types.SimpleNamespace(synchronize=lambda: None, empty_cache=lambda: None)
+    return t
+
+
+class MeasureWithFakes(TempDir):
+    def setUp(self):
+        super().setUp()
+        FakeSdpa.calls = []
+        patches = [mock.patch.dict(sys.modules, {"torch": fake_torch()}), mock.patch.object(an, "Sdpa", FakeSdpa)]
+        for p in patches:
+            p.start()
+            self.addCleanup(p.stop)
+
+    def test_measure_case_keeps_each_backends_best_round(self):
+        (c,) = an.read_case_list(CASE_HEADER + case_line("d", "decode", 16, 1024, 1))
+        FakeSdpa.script = {(1025, "cudnn"): [30.0, 12.5, 14.0], (1025, "flash"): [16.8, 17.0, 16.9]}
+        logged, rows = [], []
+        cudnn, flash = an.measure_case(c, 7, 2, 3, logged.append, "d", rows)
+        self.assertEqual([(k, b) for k, b, _, _ in FakeSdpa.calls], [(1025, "cudnn"), (1025, "flash")] * 3)
+        self.assertEqual({(r, w) for _, _, r, w in FakeSdpa.calls}, {(7, 2)})  # every round: --reps after --warmup
+        self.assertEqual(cudnn, an.figure(c, 12.5e-6))
+        self.assertEqual(flash, an.figure(c, 16.8e-6))
+        warnings = [m for m in logged if "WARNING" in m]
+        self.assertEqual(warnings, ["d: WARNING: cudnn rounds spread 140.0% (> 20%): the GPU was not steady; the best "
+                                    "round is kept"])
+        self.assertIn("d: flash (none) rounds 16.8 / 17.0 / 16.9 us, spread 1.2%%: best 16.8 us -> %.4g TB/s" % flash,
+                      logged)
+        self.assertEqual([(r["backend"], r["round"], r["median_us"]) for r in rows],
+                         [("cudnn", "1", "30.000"), ("cudnn", "2", "12.500"), ("cudnn", "3", "14.000"),
+                          ("flash", "1", "16.800"), ("flash", "2", "17.000"), ("flash", "3", "16.900")])
+        self.assertEqual({r["case_id"] for r in rows}, {"d"})
+
+    def test_main_writes_best_rounds_and_the_sidecar_windowed_layers_included(self):
+        header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
+        text = header + case_line("d", "decode", 16, 1024, 1).rstrip("\n") + ",\n" + \
+            case_line("g", "decode", 16, 4096, 1, hq=16, hkv=8, d=256, model="gemma-3-12b").rstrip("\n") + \
+            ",1023;1023;-1\n"
+        cases = self.write("cases.csv", text)
+        results = self.write("r.csv", results_text([["d", "b", "eager", "ok", "", "2.5"],
+                                                    ["g", "b", "eager", "ok", "", "3.0"]]))
+        FakeSdpa.script = {(1025, "cudnn"): [40.0, 20.0], (1025, "flash"): [25.0, 50.0],
+                           (1024, "cudnn"): [10.0, 11.0], (1024, "flash"): [13.0, 12.0],
+                           (4097, "cudnn"): [60.0, 30.0], (4097, "flash"): [35.0, 36.0]}
+        out = os.path.join(self.tmp, "perf", "anchors.csv")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = an.main(["--cases", cases, "--results", results, "--out", out, "--rounds", "2"])
+        self.assertEqual(rc, 0, err.getvalue())
+        self.assertEqual(len(FakeSdpa.calls), 3 * 2 * 2)  # three measurements (d, g's two key counts) x 2 x 2
+        with open(out, encoding="utf-8") as f:
+            rows = {r["kv_len"]: r for r in csv.DictReader(f)}
+        c_d, c_g = an.read_case_list(text)
+        self.assertEqual((rows["1025"]["cudnn"], rows["1025"]["flash"]),
+                         ("%.4g" % an.figure(c_d, 20e-6), "%.4g" % an.figure(c_d, 25e-6)))
+        layers = an.decode_layer_cases(c_g)
+        want = an.step_figure(layers, {1024: an.figure(layers[0], 10e-6), 4097: an.figure(layers[2], 30e-6)})
+        self.assertEqual(rows["4097"]["cudnn"], "%.4g" % want)
+        with open(os.path.join(self.tmp, "perf", "anchors-rounds.csv"), encoding="utf-8") as f:
+            side = list(csv.DictReader(f))
+        self.assertEqual(sorted({r["case_id"] for r in side}), ["d", "g@keys=1024", "g@keys=4097"])
+        self.assertEqual(len(side), 12)
+        self.assertEqual([(r["backend"], r["round"], r["median_us"]) for r in side if r["case_id"] == "g@keys=4097"],
+                         [("cudnn", "1", "60.000"), ("cudnn", "2", "30.000"), ("flash", "1", "35.000"),
+                          ("flash", "2", "36.000")])
+        self.assertIn("d: WARNING: cudnn rounds spread 100.0%", err.getvalue())
+        self.assertIn("g@keys=4097: WARNING: cudnn rounds spread 100.0%", err.getvalue())
+        self.assertNotIn("g@keys=1024: WARNING", err.getvalue())
+
+
 @unittest.skipUnless(BINARY and os.path.exists(BINARY), "ATTNBENCH_BINARY is not set")
 class AgainstAttnbench(TempDir):
     def smoke_cases(self):
@@ -159,7 +344,8 @@ class AgainstAttnbench(TempDir):
         rows = list(csv.DictReader(io.StringIO(text)))
         cases = an.read_case_list(self.smoke_cases())
         self.assertEqual(len(rows), len(cases))
-        figs = an.read_attnbench_figures(open(BASELINE_CSV, encoding="utf-8").read())
+        with open(BASELINE_CSV, encoding="utf-8") as f:
+            figs = an.read_attnbench_figures(f.read())
         for r, c in zip(rows, cases):
             self.assertEqual((r["mode"], r["model"], int(r["batch"])), (c.mode, c.model, c.batch))
             self.assertEqual(r["unit"], "TFLOP/s" if c.mode == "extend" else "TB/s")
@@ -192,12 +378,40 @@ class CommandLine(TempDir):
             (["--cases", cases, "--results", os.path.join(self.tmp, "none.csv"), "--out", "o.csv"], "--results: cannot read"),
             (["--results", results, "--out", "o.csv"], "--cases: give a case list"),
             (["--cases", cases, "--results", results, "--out", "o.csv", "--reps", "0"], "--reps: must be >= 1"),
+            (["--cases", cases, "--results", results, "--out", "o.csv", "--reps", "x"], "--reps: 'x' is not an integer"),
             (["--cases", results, "--results", results, "--out", "o.csv"], "not an attnbench case list"),
         ]:
             rc, err = self.run_main(*argv)
             self.assertEqual(rc, 2, argv)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
             self.assertIn(needle, err)
+
+    def test_bad_rounds_is_one_line_naming_rounds_and_exit_2(self):
+        cases = self.write("cases.csv", CASE_HEADER + case_line("e", "extend", 1, 0, 16))
+        results = self.write("r.csv", results_text([["e", "b", "eager", "ok", "1", "1"]]))
+        out = os.path.join(self.tmp, "o.csv")
+        for bad, line in [("0", "--rounds: must be >= 1 (0)"), ("-2", "--rounds: must be >= 1 (-2)"),
+                          ("1.5", "--rounds: '1.5' is not an integer (must be >= 1)"),
+                          ("three", "--rounds: 'three' is not an integer (must be >= 1)"),
+                          ("", "--rounds: '' is not an integer (must be >= 1)")]:
+            rc, err = self.run_main("--cases", cases, "--results", results, "--out", out, "--dry-run", "--rounds", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertEqual(err.strip().splitlines(), ["anchors: " + line], bad)
+            self.assertFalse(os.path.exists(out), bad)
+        base = ["--cases", cases, "--results", results, "--out", out]
+        self.assertEqual(an.parse_args(base).rounds, 3)
+        self.assertEqual(an.parse_args(base + ["--rounds", "1"]).rounds, 1)
+        self.assertEqual(an.parse_args(base + ["--rounds", "5"]).rounds, 5)
+
+    def test_dry_run_writes_a_header_only_sidecar_over_a_stale_one(self):
+        cases = self.write("cases.csv", CASE_HEADER + case_line("e", "extend", 1, 0, 16))
+        results = self.write("r.csv", results_text([["e", "b", "eager", "ok", "1", "1"]]))
+        stale = self.write("anchors-rounds.csv", "case_id,backend,round,median_us\nold,cudnn,1,5.000\n")
+        rc, err = self.run_main("--cases", cases, "--results", results, "--out", os.path.join(self.tmp, "anchors.csv"),
+                                "--dry-run")
+        self.assertEqual(rc, 0, err)
+        with open(stale, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "case_id,backend,round,median_us\n")
 
     def test_script_never_imports_torch_without_measuring(self):
         cases = self.write("cases.csv", CASE_HEADER + case_line("e", "extend", 1, 0, 16))
