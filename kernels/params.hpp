@@ -159,6 +159,12 @@ struct AttentionParams {
   int max_num_chunks = 1;
   void* workspace = nullptr;
   std::int64_t workspace_bytes = 0;
+  // TRTLLM's multi-CTA mode merges the chunks' partial states inside the decode kernel, through semaphores (ints,
+  // zero between launches; the kernel leaves them zero): when set, with room for one per (request, KV head,
+  // 64-row group), the CUDA decode merges that way instead of launching a merge kernel (kernels/cuda/
+  // decode_attention.cu merge_in_kernel). CPU kernels ignore it.
+  std::int32_t* merge_semaphores = nullptr;
+  std::int64_t merge_semaphore_count = 0;
 };
 
 // The storage dtype of an op's k / v and q (see kv_fp8 above).

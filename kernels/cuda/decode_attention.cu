@@ -134,6 +134,7 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   const std::int32_t* kv_chunk_size_ptr;
   float* part_o;    // [total_q, num_chunks, Hq, D]
   float* part_lse;  // [total_q, num_chunks, Hq]
+  int* semaphores;  // [batch, Hkv, row_groups], zero between launches: the merge in the kernel (XQA), or nullptr
 };
 
 // Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
@@ -336,6 +337,70 @@ __device__ __forceinline__ int swz(int p, int row) {
     static_assert(kPieces == 4, "swizzle of 4 or >= 8 pieces per row");
     return p ^ ((row >> 1) & 3);
   }
+}
+
+// ---- XQA's multi-block reduction, inside the kernel ------------------------------------------------------
+
+// TRTLLM's XQA reduces a request's multi-CTA partial states in the decode kernel itself: the CTAs of one
+// (request, KV head) count themselves in a semaphore in the workspace's first 8 MiB (0.5.23 SM90 / SM120:
+// `semaphore = workspace_u8[:8 MiB]`, xqa_batch_decode_with_kv_cache L4719-4721; zero-initialised, T1) and the last
+// to arrive merges every chunk's partial state and writes the output; no merge kernel runs
+// ([unverified]: the exact arithmetic and work split of XQA's reduction). With DecodeArgs::semaphores set (the
+// trtllm_mha backend, at most kMaxInKernelMergeChunks chunks), the kernel does the same: each CTA has stored its
+// partials (part_o, part_lse), makes them visible (fence), counts itself, and the last CTA of the group merges
+// them for its rows (every chunk, in chunk order: the result does not depend on which CTA is last) and resets the
+// semaphore to 0 for the next launch. FlashInfer's split-KV decode merges in a separate kernel
+// (decode_merge_kernel), which the flashinfer backend keeps.
+inline constexpr int kMaxInKernelMergeChunks = 16;
+
+template <bool kBf16, int D, int kThreads>
+__device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, int kvh, int rg,
+                                             const cuda_detail::RequestView& ri, int row0, int rows_valid) {
+  __shared__ int last;
+  const int sem = (req * a.num_kv_heads + kvh) * a.row_groups + rg;
+  __threadfence();  // this CTA's partial states are visible before it is counted
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(a.semaphores + sem, 1) == a.num_chunks - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other CTAs' partials: read past L1 below (__ldcg)
+  const int C = a.num_chunks, Hq = a.num_qo_heads, G = a.group;
+  constexpr int kQuads = D / 4;  // float4 pieces of a row
+  for (int item = threadIdx.x; item < rows_valid * kQuads; item += kThreads) {
+    const int r = item / kQuads, d0 = (item % kQuads) * 4;
+    const int R = row0 + r, head = kvh * G + R % G;
+    const std::int64_t qrow = ri.q_begin + R / G;
+    const float* lse = a.part_lse + qrow * C * Hq + head;  // chunk c at lse[c * Hq]
+    float M = a.sinks ? a.sinks[head] : -INFINITY;
+    for (int c = 0; c < C; ++c) M = fmaxf(M, __ldcg(lse + static_cast<std::int64_t>(c) * Hq));
+    auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + d0;
+    if (M == -INFINITY) {  // nothing visible, no sink
+      *reinterpret_cast<uint2*>(out) = make_uint2(0u, 0u);
+      if (d0 == 0 && a.lse) a.lse[qrow * Hq + head] = -INFINITY;
+      continue;
+    }
+    float L = a.sinks ? expf(a.sinks[head] - M) : 0.0f;
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    const float* src = a.part_o + (qrow * C * Hq + head) * D + d0;
+    for (int c = 0; c < C; ++c) {
+      const float l = __ldcg(lse + static_cast<std::int64_t>(c) * Hq);
+      if (l == -INFINITY) continue;  // a chunk without a visible key: its partial o is never read
+      const float w = expf(l - M);
+      L += w;
+      const float4 u = __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D));
+      s.x += w * u.x;
+      s.y += w * u.y;
+      s.z += w * u.z;
+      s.w += w * u.w;
+    }
+    const float inv = 1.0f / L;
+    uint2 packed;
+    packed.x = pack2<kBf16>(s.x * inv, s.y * inv);
+    packed.y = pack2<kBf16>(s.z * inv, s.w * inv);
+    *reinterpret_cast<uint2*>(out) = packed;
+    if (d0 == 0 && a.lse) a.lse[qrow * Hq + head] = M + logf(L);
+  }
+  if (threadIdx.x == 0) a.semaphores[sem] = 0;  // every CTA of the group has counted: ready for the next launch
 }
 
 // ---- fast path ---------------------------------------------------------------------------------------
@@ -935,6 +1000,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
       if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
     }
   }
+  if (a.split && a.semaphores != nullptr) merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid);
 }
 
 // Merge of the split-KV partial states. `W` warps share one (query row, head): each takes a contiguous range
@@ -1173,7 +1239,7 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
     if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
-  if (a.split) {
+  if (a.split && a.semaphores == nullptr) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
     decode_merge_kernel<kBf16><<<static_cast<unsigned>((rows + items_per_block - 1) / items_per_block),
@@ -1286,6 +1352,11 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
                          std::to_string(p.workspace_bytes) + " B");
       a.part_o = static_cast<float*>(p.workspace);
       a.part_lse = a.part_o + static_cast<std::int64_t>(p.total_q) * p.max_num_chunks * p.num_qo_heads * p.head_dim;
+      // The merge in the kernel where the caller gives semaphores enough for every (request, KV head, row
+      // group) and the chunks are few (one CTA merges them serially); else the merge kernel.
+      const std::int64_t groups = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups;
+      if (p.merge_semaphores != nullptr && groups <= p.merge_semaphore_count && a.num_chunks <= kMaxInKernelMergeChunks)
+        a.semaphores = p.merge_semaphores;
     }
     const bool bf = p.dtype == DType::bf16;
     switch (p.head_dim) {

@@ -549,6 +549,16 @@ void TrtllmMhaImpl::attend_decode(const AttentionParams& base, int q_len_per_req
   p.workspace_bytes = split_kv_workspace_bytes(p.total_q, p.max_num_chunks, num_qo_heads_, head_dim_);
   if (p.workspace_bytes > workspace_buffer_->bytes() - kXqaSemaphoreBytes)
     throw std::runtime_error("trtllm_mha: multi-CTA scratch exceeds the workspace");
+  // The partial states are merged in the decode kernel, as XQA's multi-block mode does: through the semaphores
+  // at the start of the (zero-initialised) workspace on SM90 / SM120, trtllm-gen's multi-CTA counters elsewhere
+  // (kernels/params.hpp merge_semaphores).
+  if (semaphore_bytes_ > 0) {
+    p.merge_semaphores = workspace_buffer_->as<std::int32_t>();
+    p.merge_semaphore_count = semaphore_bytes_ / 4;
+  } else {
+    p.merge_semaphores = multi_ctas_kv_counter_buffer_.as<std::int32_t>();
+    p.merge_semaphore_count = multi_ctas_kv_counter_buffer_.bytes() / 4;
+  }
   (void)q_len_per_req;
   device_.kernels().attention_decode(p, device_.stream());
 }

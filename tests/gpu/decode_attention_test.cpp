@@ -55,6 +55,7 @@ struct Spec {
   int chunk = 0;       // fixed / via_ptr chunk size
   int max_chunks = 1;  // split launch bound
   std::uint64_t seed = 1;
+  int semaphores = -1;  // >= 0 with a split: that many zeroed merge semaphores (the in-kernel merge, XQA-style)
   DType kv_fp8 = DType::bf16;  // fp8_e4m3 / fp8_e5m2: the pool (token / block addressing) in fp8 with the scales
   float k_scale = 1.0f, v_scale = 1.0f;
 
@@ -74,6 +75,7 @@ struct Spec {
     if (split != Split::none)
       s += std::string(" split=") + sp[static_cast<int>(split)] + "/" + std::to_string(chunk) + "x" +
            std::to_string(max_chunks);
+    if (semaphores >= 0) s += " sem=" + std::to_string(semaphores);
     return s;
   }
 };
@@ -224,7 +226,7 @@ Buffer upload(Device& dev, const std::vector<T>& host, const char* tag) {
 // The case's inputs on the device, and the params that point at them.
 struct DeviceCase {
   Buffer q, k, v, o, lse, qo_indptr, kv_indptr, kv_indices, kv_lens, page_table, q_start, kv_start, sinks, workspace,
-      chunk_ptr;
+      chunk_ptr, semaphores;
   AttentionParams p;
 };
 
@@ -269,6 +271,12 @@ DeviceCase to_device(Device& dev, HostCase& h) {
     p.workspace_bytes = split_kv_workspace_bytes(h.total_q, s.max_chunks, s.hq, s.dim);
     d.workspace = dev.allocate(std::max<std::int64_t>(p.workspace_bytes, 16), MemKind::device, "test.workspace");
     p.workspace = d.workspace.data();
+    if (s.semaphores >= 0) {
+      d.semaphores = dev.allocate(4LL * std::max(1, s.semaphores), MemKind::device, "test.semaphores");
+      dev.memset(d.semaphores.data(), 0, d.semaphores.bytes());
+      p.merge_semaphores = d.semaphores.as<std::int32_t>();
+      p.merge_semaphore_count = s.semaphores;
+    }
   }
   d.p = p;
   return d;
@@ -634,6 +642,108 @@ TEST(DecodeAttention, SplitKv) {
     m.seed = 590 + chunks;
     check_case(*dev, m);
   }
+}
+
+// TRTLLM's multi-CTA merge inside the decode kernel (merge_semaphores, as the trtllm_mha backend passes XQA's
+// semaphores): the split cases of SplitKv against the CPU twin, each launched twice on the same semaphores (the
+// second launch needs the first to have left them at zero), the semaphores zero afterwards; and the fallbacks to the
+// merge kernel (one semaphore short of a group each, more chunks than one CTA merges) still correct.
+TEST(DecodeAttention, SplitKvMergedInKernel) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  auto groups = [](const Spec& s) {
+    const int max_q = s.q_lens.empty() ? s.q_len : *std::max_element(s.q_lens.begin(), s.q_lens.end());
+    const int row_groups = (s.hq / s.hkv * max_q + 63) / 64;
+    return static_cast<int>(s.kv_lens.size()) * s.hkv * row_groups;
+  };
+  auto check_twice = [&](Spec s) {
+    SCOPED_TRACE(s.name());
+    HostCase h = make_case(s);
+    DeviceCase d = to_device(*dev, h);
+    for (int launch = 0; launch < 2; ++launch) {
+      const Errors e = run_and_compare(*dev, h, d);
+      std::printf("[ decode ] %-84s launch %d max_abs %.2e rel_l2 %.2e lse %.1e\n", s.name().c_str(), launch,
+                  e.max_abs, e.rel_l2, e.lse_max_abs);
+      EXPECT_LE(e.max_abs, tolerance(s.dtype)) << "launch " << launch;
+      EXPECT_LE(e.rel_l2, tolerance(s.dtype) / 2) << "launch " << launch;
+      EXPECT_LE(e.lse_max_abs, 1e-3) << "launch " << launch;
+    }
+    std::vector<std::int32_t> sem(static_cast<std::size_t>(d.semaphores.bytes() / 4), -1);
+    dev->copy(sem.data(), d.semaphores.data(), d.semaphores.bytes());
+    dev->synchronize();
+    EXPECT_EQ(std::count(sem.begin(), sem.end(), 0), static_cast<std::ptrdiff_t>(sem.size()))
+        << "the semaphores are not back at zero";
+  };
+  std::uint64_t seed = 1500;
+  for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table})
+    for (DType dt : {DType::bf16, DType::fp16}) {
+      Spec even;
+      even.dtype = dt;
+      even.addressing = addr;
+      even.hq = 32;
+      even.hkv = 8;
+      even.split = Split::even;
+      even.max_chunks = 2;  // TRTLLM's plan at b=16 x 8 KV heads on 132 SMs
+      even.kv_lens = {1, 100, 2000, 5000, 16385};
+      even.sinks = true;
+      even.seed = ++seed;
+      even.semaphores = groups(even);
+      check_twice(even);
+      Spec fixed = even;
+      fixed.split = Split::fixed;
+      fixed.chunk = 256;
+      fixed.max_chunks = 12;
+      fixed.sinks = false;
+      fixed.kv_lens = {1, 255, 256, 257, 1000, 3000};
+      fixed.seed = ++seed;
+      fixed.semaphores = groups(fixed);
+      check_twice(fixed);
+      Spec fp8 = even;
+      fp8.kv_fp8 = DType::fp8_e4m3;
+      fp8.k_scale = 0.75f;
+      fp8.v_scale = 1.25f;
+      fp8.page_size = 64;
+      fp8.max_chunks = 16;
+      fp8.seed = ++seed;
+      check_twice(fp8);
+    }
+  // Windows, sinks, 4 query rows, explicit positions; query rows per request through qo_indptr (some with none).
+  Spec w;
+  w.q_len = 4;
+  w.window_left = 300;
+  w.sinks = true;
+  w.positions = true;
+  w.kv_lens = {8, 700, 3000};
+  w.split = Split::even;
+  w.max_chunks = 6;
+  w.seed = 1599;
+  w.semaphores = groups(w);
+  check_twice(w);
+  Spec q;
+  q.hq = 32;
+  q.hkv = 8;
+  q.q_lens = {1, 2, 0, 1};
+  q.kv_lens = {5, 64, 70, 3001};
+  q.split = Split::via_ptr;
+  q.chunk = 128;
+  q.max_chunks = 8;
+  q.seed = 1598;
+  q.semaphores = groups(q);
+  check_twice(q);
+  // Fallbacks to the merge kernel: one semaphore short, and more chunks than the kernel merges itself.
+  Spec short_sem = w;
+  short_sem.seed = 1597;
+  short_sem.semaphores = groups(w) - 1;
+  check_twice(short_sem);
+  Spec many;
+  many.hq = 8;
+  many.hkv = 1;
+  many.kv_lens = {1025, 1, 16385};
+  many.split = Split::even;
+  many.max_chunks = 64;
+  many.seed = 1596;
+  many.semaphores = groups(many);
+  check_twice(many);
 }
 
 TEST(DecodeAttention, GenericPath) {
