@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 15 (parts 3 and 4) on the GPU host: the pr-evidence sweep, timed (its JSON records wall_seconds), then
 # PyTorch SDPA (cuDNN and flash) on the same extend and decode shapes right after it (scripts/anchors.py).
-# Writes OUTDIR/pr-evidence.{csv,json,txt,log}, OUTDIR/cases.csv, OUTDIR/anchors.csv and OUTDIR/anchors.log.
+# Writes OUTDIR/pr-evidence.{csv,json,txt,log}, OUTDIR/cases.csv, OUTDIR/anchors.csv (+ anchors-rounds.csv: every
+# round of every anchor, anchors.py --rounds) and OUTDIR/anchors.log.
 # Usage: scripts/h200_anchors.sh ATTNBENCH OUTDIR      (python3 with torch on the PATH; run from anywhere)
 # ANCHORS_OPTIONS adds options to anchors.py (e.g. --dry-run to check the plumbing without torch or a GPU).
 set -uo pipefail
