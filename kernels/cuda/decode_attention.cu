@@ -351,7 +351,11 @@ __device__ __forceinline__ int swz(int p, int row) {
 // them for its rows (every chunk, in chunk order: the result does not depend on which CTA is last) and resets the
 // semaphore to 0 for the next launch. FlashInfer's split-KV decode merges in a separate kernel
 // (decode_merge_kernel), which the flashinfer backend keeps.
-inline constexpr int kMaxInKernelMergeChunks = 16;
+// At most 4 chunks: the merging CTA issues every chunk's loads at once (one L2 round trip for the lse, one for
+// the partial o); on the H200 a serial merge of 16 chunks (Llama-3.1-70B TP8, b = 16: one KV head per rank)
+// made that layer 5-10 % slower than the merge kernel (run-to-run noise ~3 %), while 2 chunks (Llama-3.1-8B, b = 16) gained up to 5 %
+// (results/h200/fp8/run-2026-12-01f-merge-in-kernel/).
+inline constexpr int kMaxInKernelMergeChunks = 4;
 
 template <bool kBf16, int D, int kThreads>
 __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, int kvh, int rg,
@@ -371,27 +375,36 @@ __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, in
     const int R = row0 + r, head = kvh * G + R % G;
     const std::int64_t qrow = ri.q_begin + R / G;
     const float* lse = a.part_lse + qrow * C * Hq + head;  // chunk c at lse[c * Hq]
+    const float* src = a.part_o + (qrow * C * Hq + head) * D + d0;
+    constexpr int kC = kMaxInKernelMergeChunks;
+    float l[kC];
+#pragma unroll
+    for (int c = 0; c < kC; ++c) l[c] = c < C ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
     float M = a.sinks ? a.sinks[head] : -INFINITY;
-    for (int c = 0; c < C; ++c) M = fmaxf(M, __ldcg(lse + static_cast<std::int64_t>(c) * Hq));
+#pragma unroll
+    for (int c = 0; c < kC; ++c) M = fmaxf(M, l[c]);
     auto* out = static_cast<std::uint16_t*>(a.o) + (qrow * Hq + head) * D + d0;
     if (M == -INFINITY) {  // nothing visible, no sink
       *reinterpret_cast<uint2*>(out) = make_uint2(0u, 0u);
       if (d0 == 0 && a.lse) a.lse[qrow * Hq + head] = -INFINITY;
       continue;
     }
+    float4 u[kC];  // a chunk without a visible key (lse = -inf): its partial o is never read
+#pragma unroll
+    for (int c = 0; c < kC; ++c)
+      u[c] = l[c] != -INFINITY ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
+                               : make_float4(0.f, 0.f, 0.f, 0.f);
     float L = a.sinks ? expf(a.sinks[head] - M) : 0.0f;
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    const float* src = a.part_o + (qrow * C * Hq + head) * D + d0;
-    for (int c = 0; c < C; ++c) {
-      const float l = __ldcg(lse + static_cast<std::int64_t>(c) * Hq);
-      if (l == -INFINITY) continue;  // a chunk without a visible key: its partial o is never read
-      const float w = expf(l - M);
+#pragma unroll
+    for (int c = 0; c < kC; ++c) {  // in chunk order
+      if (l[c] == -INFINITY) continue;
+      const float w = expf(l[c] - M);
       L += w;
-      const float4 u = __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D));
-      s.x += w * u.x;
-      s.y += w * u.y;
-      s.z += w * u.z;
-      s.w += w * u.w;
+      s.x += w * u[c].x;
+      s.y += w * u[c].y;
+      s.z += w * u[c].z;
+      s.w += w * u[c].w;
     }
     const float inv = 1.0f / L;
     uint2 packed;
@@ -1314,6 +1327,15 @@ DecodeArgs make_args(const AttentionParams& p) {
 
 }  // namespace decode_detail
 
+// The merge in the kernel where the caller gives semaphores enough for every (request, KV head, row group) and
+// the chunks are few (one CTA merges them); else the merge kernel.
+bool attention_decode_merges_in_kernel(const AttentionParams& p) {
+  const decode_detail::DecodeArgs a = decode_detail::make_args(p);
+  const std::int64_t groups = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups;
+  return a.split && p.merge_semaphores != nullptr && groups <= p.merge_semaphore_count &&
+         a.num_chunks <= decode_detail::kMaxInKernelMergeChunks;
+}
+
 void launch_attention_decode_generic(const AttentionParams& p, void* stream) {
   using namespace decode_detail;
   check_params(p);
@@ -1352,11 +1374,7 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
                          std::to_string(p.workspace_bytes) + " B");
       a.part_o = static_cast<float*>(p.workspace);
       a.part_lse = a.part_o + static_cast<std::int64_t>(p.total_q) * p.max_num_chunks * p.num_qo_heads * p.head_dim;
-      // The merge in the kernel where the caller gives semaphores enough for every (request, KV head, row
-      // group) and the chunks are few (one CTA merges them serially); else the merge kernel.
-      const std::int64_t groups = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups;
-      if (p.merge_semaphores != nullptr && groups <= p.merge_semaphore_count && a.num_chunks <= kMaxInKernelMergeChunks)
-        a.semaphores = p.merge_semaphores;
+      if (attention_decode_merges_in_kernel(p)) a.semaphores = p.merge_semaphores;
     }
     const bool bf = p.dtype == DType::bf16;
     switch (p.head_dim) {

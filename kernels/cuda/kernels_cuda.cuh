@@ -14,6 +14,9 @@ void launch_lengths(const LengthsParams& p, void* stream);              // kerne
 void launch_build_kv_indices(const KvIndicesParams& p, void* stream);   // kernels/cuda/metadata.cu
 void launch_build_page_table(const PageTableParams& p, void* stream);   // kernels/cuda/metadata.cu
 void launch_attention_decode(const AttentionParams& p, void* stream);   // kernels/cuda/decode_attention.cu
+// Whether launch_attention_decode's tensor-core path merges p's split-KV chunks inside the decode kernel
+// (merge_semaphores; XQA's multi-block mode) rather than in a merge kernel.
+bool attention_decode_merges_in_kernel(const AttentionParams& p);
 // The decode op through its slow generic kernel (one warp per row and head, fp32 math, no split-KV), any dtype:
 // an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
 void launch_attention_decode_generic(const AttentionParams& p, void* stream);

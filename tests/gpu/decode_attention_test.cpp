@@ -645,7 +645,7 @@ TEST(DecodeAttention, SplitKv) {
 }
 
 // TRTLLM's multi-CTA merge inside the decode kernel (merge_semaphores, as the trtllm_mha backend passes XQA's
-// semaphores): the split cases of SplitKv against the CPU twin, each launched twice on the same semaphores (the
+// semaphores; at most 4 chunks): split cases like SplitKv's against the CPU twin, each launched twice on the same semaphores (the
 // second launch needs the first to have left them at zero), the semaphores zero afterwards; and the fallbacks to the
 // merge kernel (one semaphore short of a group each, more chunks than one CTA merges) still correct.
 TEST(DecodeAttention, SplitKvMergedInKernel) {
@@ -656,10 +656,11 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
     const int row_groups = (s.hq / s.hkv * max_q + 63) / 64;
     return static_cast<int>(s.kv_lens.size()) * s.hkv * row_groups;
   };
-  auto check_twice = [&](Spec s) {
+  auto check_twice = [&](Spec s, bool in_kernel) {
     SCOPED_TRACE(s.name());
     HostCase h = make_case(s);
     DeviceCase d = to_device(*dev, h);
+    EXPECT_EQ(attention_decode_merges_in_kernel(d.p), in_kernel) << "not the merge path this case is for";
     for (int launch = 0; launch < 2; ++launch) {
       const Errors e = run_and_compare(*dev, h, d);
       std::printf("[ decode ] %-84s launch %d max_abs %.2e rel_l2 %.2e lse %.1e\n", s.name().c_str(), launch,
@@ -688,24 +689,24 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
       even.sinks = true;
       even.seed = ++seed;
       even.semaphores = groups(even);
-      check_twice(even);
+      check_twice(even, true);
       Spec fixed = even;
       fixed.split = Split::fixed;
-      fixed.chunk = 256;
-      fixed.max_chunks = 12;
+      fixed.chunk = 768;
+      fixed.max_chunks = 4;  // the last chunk takes the rest of 3000 keys
       fixed.sinks = false;
       fixed.kv_lens = {1, 255, 256, 257, 1000, 3000};
       fixed.seed = ++seed;
       fixed.semaphores = groups(fixed);
-      check_twice(fixed);
+      check_twice(fixed, true);
       Spec fp8 = even;
       fp8.kv_fp8 = DType::fp8_e4m3;
       fp8.k_scale = 0.75f;
       fp8.v_scale = 1.25f;
       fp8.page_size = 64;
-      fp8.max_chunks = 16;
+      fp8.max_chunks = 4;
       fp8.seed = ++seed;
-      check_twice(fp8);
+      check_twice(fp8, true);
     }
   // Windows, sinks, 4 query rows, explicit positions; query rows per request through qo_indptr (some with none).
   Spec w;
@@ -715,10 +716,10 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
   w.positions = true;
   w.kv_lens = {8, 700, 3000};
   w.split = Split::even;
-  w.max_chunks = 6;
+  w.max_chunks = 3;
   w.seed = 1599;
   w.semaphores = groups(w);
-  check_twice(w);
+  check_twice(w, true);
   Spec q;
   q.hq = 32;
   q.hkv = 8;
@@ -726,15 +727,19 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
   q.kv_lens = {5, 64, 70, 3001};
   q.split = Split::via_ptr;
   q.chunk = 128;
-  q.max_chunks = 8;
+  q.max_chunks = 4;
   q.seed = 1598;
   q.semaphores = groups(q);
-  check_twice(q);
-  // Fallbacks to the merge kernel: one semaphore short, and more chunks than the kernel merges itself.
+  check_twice(q, true);
+  // Fallbacks to the merge kernel: one semaphore short, and more chunks (5, 64) than the kernel merges itself.
   Spec short_sem = w;
   short_sem.seed = 1597;
   short_sem.semaphores = groups(w) - 1;
-  check_twice(short_sem);
+  check_twice(short_sem, false);
+  Spec five = w;
+  five.max_chunks = 5;
+  five.seed = 1595;
+  check_twice(five, false);
   Spec many;
   many.hq = 8;
   many.hkv = 1;
@@ -743,7 +748,7 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
   many.max_chunks = 64;
   many.seed = 1596;
   many.semaphores = groups(many);
-  check_twice(many);
+  check_twice(many, false);
 }
 
 TEST(DecodeAttention, GenericPath) {
