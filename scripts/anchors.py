@@ -244,15 +244,19 @@ def anchor_row(c: AnchorCase, attnbench: Optional[float], cudnn: Optional[float]
             "cudnn": cell(cudnn), "flash": cell(flash), "unit": UNITS[c.mode], "ratio_to_best": cell(r)}
 
 
-def write_anchors_csv(path: str, rows: Sequence[dict]) -> None:
+def write_csv(path: str, columns: Sequence[str], rows: Sequence[dict]) -> None:
+    """rows under a header of columns, the folder created when missing."""
     d = os.path.dirname(path)
     if d:
         os.makedirs(d, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=list(columns), lineterminator="\n")
         w.writeheader()
-        for r in rows:
-            w.writerow(r)
+        w.writerows(rows)
+
+
+def write_anchors_csv(path: str, rows: Sequence[dict]) -> None:
+    write_csv(path, COLUMNS, rows)
 
 
 def attnbench_figure(c: AnchorCase, figs: Dict[str, Dict[str, float]]) -> Optional[float]:
@@ -307,14 +311,7 @@ def rounds_path(out: str) -> str:
 
 
 def write_rounds_csv(path: str, rows: Sequence[dict]) -> None:
-    d = os.path.dirname(path)
-    if d:
-        os.makedirs(d, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=ROUND_COLUMNS, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
+    write_csv(path, ROUND_COLUMNS, rows)
 
 
 # ---- measuring (torch only here) ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 # (decode rows: configs/fp8-evidence.toml e4m3 and configs/pr-evidence.toml, graph timing); decode / prefill
 # (ncu); anchors (pr-evidence + SDPA); peers (FlashInfer's extend, .carry/sgl-full carried); validate.
 # Environment: OUT (required), STEPS (default "build decode prefill validate"), NCU_CASES (decode profiles to
-# take, default all), P (default .carry/prefix; when
+# take, default all), SANITIZE_FILTER (the gtest filter the sanitize step runs), P (default .carry/prefix; when
 # missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: 2.5 MB instead of 15).
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
