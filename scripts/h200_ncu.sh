@@ -4,7 +4,7 @@
 # Usage (repository root on the device): scripts/h200_ncu.sh
 # Steps: build; tests (the decode / fp8 GPU tests); sanitize (memcheck, racecheck on two decode tests); perf
 # (decode rows: configs/fp8-evidence.toml e4m3 and configs/pr-evidence.toml, graph timing); decode / prefill
-# (ncu); anchors (pr-evidence + SDPA); peers (FlashInfer's extend, .carry/sgl-full carried); validate.
+# (ncu); prefill-source (ncu per SASS instruction of the Hopper prefill kernel); anchors (pr-evidence + SDPA); peers (FlashInfer's extend, .carry/sgl-full carried); validate.
 # Environment: OUT (required), STEPS (default "build decode prefill validate"), NCU_CASES (decode profiles to
 # take, default all), SANITIZE_FILTER (the gtest filter the sanitize step runs), P (default .carry/prefix; when
 # missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: 2.5 MB instead of 15).
@@ -84,6 +84,21 @@ if has prefill; then
   stamp "ncu prefill"
   prof llama-ext-b4 prefill 0 1 --model llama-3.1-8b --mode extend --layers 1 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
   prof gemma-ext-b4 prefill 0 6 --model gemma-3-12b --mode extend --layers 6 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
+fi
+if has prefill-source; then
+  # The Hopper prefill kernel per SASS instruction (Llama-3.1-8B, b=4 x 4096, causal): executed instructions and
+  # warp-stall samples of each instruction (ncu's source page), to see what the consumer loop spends its issue
+  # slots and stalls on; the full-set details beside it.
+  stamp "ncu prefill source"
+  timeout 240 ncu --clock-control none --set full --import-source yes -k regex:prefill_hopper --launch-count 1 \
+    -o "$OUT/prefill-llama-b4" "$ab" run --device cuda --timing eager --warmup 0 --min-samples 1 --max-samples 2 \
+    --model llama-3.1-8b --mode extend --layers 1 --extend-batch 4 --extend-len 4096 --prefix-len 0 \
+    --backend flashinfer --out "$OUT/prefill-src.csv" > "$OUT/prefill-src.log" 2>&1
+  echo "prefill source rc=$?"
+  ncu -i "$OUT/prefill-llama-b4.ncu-rep" --page source --csv --print-source sass > "$OUT/prefill-sass.csv" 2>&1
+  ncu -i "$OUT/prefill-llama-b4.ncu-rep" --page details > "$OUT/prefill-details.txt" 2>&1
+  grep -E "^ +(Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per)" "$OUT/prefill-details.txt" | head
+  rm -f "$OUT/prefill-llama-b4.ncu-rep"
 fi
 if has anchors; then
   # The pr-evidence sweep and the SDPA anchors (scripts/h200_anchors.sh), within what is left of LIMIT_S (default

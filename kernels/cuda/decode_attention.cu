@@ -549,12 +549,6 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
         qf[s][3] = q_word[1] >= 0 ? q32[q_word[1] + 8 * s + w_hi] : 0u;
       }
     }
-    if constexpr (kBf16 && !kMmaBf16) {
-#pragma unroll
-      for (int s = 0; s < kKSteps; ++s)
-#pragma unroll
-        for (int i = 0; i < kQRegs; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
-    }
   }
 
   // ---- K/V loader: thread copies piece ld_piece of rows ld_row0 + i * kRowStep --------------------------
@@ -645,6 +639,15 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     copy_indices(s + kStages - 1);
     cp_async_commit();
     __syncthreads();
+  }
+  // q of a bf16 model over an fp8 pool, to fp16 (the MMAs' type) only now: converted where it was loaded, each
+  // CTA waited for its q loads before it read its page indices and issued its first K/V copies (SASS: the
+  // conversions sat between them), three DRAM round trips in a row at every CTA start.
+  if constexpr (kBf16 && !kMmaBf16) {
+#pragma unroll
+    for (int s = 0; s < kKSteps; ++s)
+#pragma unroll
+      for (int i = 0; i < kQRegs; ++i) qf[s][i] = bf16x2_to_f16x2(qf[s][i]);
   }
 
   for (int tile = 0; tile < num_tiles; ++tile) {
@@ -1325,15 +1328,18 @@ DecodeArgs make_args(const AttentionParams& p) {
   return a;
 }
 
-}  // namespace decode_detail
-
 // The merge in the kernel where the caller gives semaphores enough for every (request, KV head, row group) and
 // the chunks are few (one CTA merges them); else the merge kernel.
-bool attention_decode_merges_in_kernel(const AttentionParams& p) {
-  const decode_detail::DecodeArgs a = decode_detail::make_args(p);
+bool merges_in_kernel(const DecodeArgs& a, const AttentionParams& p) {
   const std::int64_t groups = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups;
   return a.split && p.merge_semaphores != nullptr && groups <= p.merge_semaphore_count &&
-         a.num_chunks <= decode_detail::kMaxInKernelMergeChunks;
+         a.num_chunks <= kMaxInKernelMergeChunks;
+}
+
+}  // namespace decode_detail
+
+bool attention_decode_merges_in_kernel(const AttentionParams& p) {
+  return decode_detail::merges_in_kernel(decode_detail::make_args(p), p);
 }
 
 void launch_attention_decode_generic(const AttentionParams& p, void* stream) {
@@ -1374,7 +1380,7 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
                          std::to_string(p.workspace_bytes) + " B");
       a.part_o = static_cast<float*>(p.workspace);
       a.part_lse = a.part_o + static_cast<std::int64_t>(p.total_q) * p.max_num_chunks * p.num_qo_heads * p.head_dim;
-      if (attention_decode_merges_in_kernel(p)) a.semaphores = p.merge_semaphores;
+      if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
     }
     const bool bf = p.dtype == DType::bf16;
     switch (p.head_dim) {
