@@ -3,16 +3,18 @@
 # the prefill GPU tests on both kernels (each Hopper variant), extend timings through `attnbench run` with
 # ATTNBENCH_PREFILL_KERNEL=fa2 / unset / hopper (the Hopper kernel for every addressing mode), compute-sanitizer memcheck
 # and racecheck on two small cases, and the kernels' TFLOP/s table (ragged). Logs under $OUT.
-# Usage (repository root on the device): P=<prefix of h200-build.md> scripts/hopper_device_check.sh
+# Usage (repository root on the device): scripts/hopper_device_check.sh (P: the prefix holding what the device
+# lacks, default .carry/prefix, unpacked from a carried .carry/pfx/prefix.tgz when missing)
 # Environment: STAGES (default "build tests run sanitize perf"); VARIANTS: the ATTNBENCH_HOPPER_VARIANT values
-# the tests and the TFLOP/s table run (default "0 1 2"); RUN_KERNELS: attnbench runs, each fa2, auto (the
+# the tests and the TFLOP/s table run (default "2 3"); RUN_KERNELS: attnbench runs, each fa2, auto (the
 # variable unset) or hopperN (ATTNBENCH_PREFILL_KERNEL=hopper, ATTNBENCH_HOPPER_VARIANT=N; default
-# "fa2 auto hopper0 hopper1 hopper2"); PERF_FILTER (default the ragged and page-64 tables);
-# SAN_VARIANT (the variant under compute-sanitizer, default 0).
+# "fa2 auto hopper2 hopper3"); PERF_FILTER (default the ragged and page-64 tables);
+# SAN_VARIANT (the variant under compute-sanitizer, default 3).
 set -uo pipefail
 OUT="${OUT:-hopper_out}"
 mkdir -p "$OUT"
-P="${P:?P must name the carried prefix}"
+if [ -z "${P:-}" ] && [ ! -d .carry/prefix ] && [ -f .carry/pfx/prefix.tgz ]; then tar -C .carry -xzf .carry/pfx/prefix.tgz; fi
+P="${P:-$PWD/.carry/prefix}"
 stages="${STAGES:-build tests run sanitize perf}"
 export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 t0=$(date +%s)
@@ -34,7 +36,7 @@ if has build; then
   cuobjdump -sass build-h200/libattnbench_cuda.a 2>/dev/null | grep -cE "HGMMA" | sed 's/^/HGMMA instructions: /' | tee -a "$summary"
 fi
 if has tests; then
-  for v in ${VARIANTS:-0 1 2}; do
+  for v in ${VARIANTS:-2 3}; do
     stamp "tests variant=$v"
     ATTNBENCH_HOPPER_VARIANT=$v timeout 60 "$bin" --gtest_filter='Prefill*:PrefillAttention.*:-PrefillAttentionPerf.*' >"$OUT/tests_v$v.log" 2>&1
     echo "tests variant=$v rc=$?" | tee -a "$summary"
@@ -44,7 +46,7 @@ if has tests; then
   done
 fi
 if has run; then
-  for k in ${RUN_KERNELS:-fa2 auto hopper0 hopper1 hopper2}; do
+  for k in ${RUN_KERNELS:-fa2 auto hopper2 hopper3}; do
     stamp "attnbench run $k"
     kern=$k; v=0
     case $k in hopper*) kern=hopper; v=${k#hopper} ;; auto) kern="" ;; esac
@@ -65,15 +67,16 @@ PY
   done
 fi
 if has sanitize; then
-  f='Prefill/PrefillAttentionCases.MatchesCpuTwin/pages_window_sinks_softcap:Prefill/PrefillAttentionCases.MatchesCpuTwin/bf16_d128_g3*:Prefill/PrefillAttentionCases.MatchesCpuTwin/ragged_causal_prefix'
+  m=Prefill/PrefillAttentionCases.MatchesCpuTwin
+  f="$m/block_table_window_sinks_softcap:$m/bf16_d128_g3*:$m/ragged_causal_prefix:$m/pages64_boundaries:$m/bf16_d256_g4*"
   for tool in memcheck racecheck; do
     stamp "sanitizer $tool"
-    ATTNBENCH_HOPPER_VARIANT=${SAN_VARIANT:-0} timeout 60 compute-sanitizer --tool $tool "$bin" --gtest_filter="$f" >"$OUT/san_$tool.log" 2>&1
+    ATTNBENCH_HOPPER_VARIANT=${SAN_VARIANT:-3} timeout 60 compute-sanitizer --tool $tool "$bin" --gtest_filter="$f" >"$OUT/san_$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/san_$tool.log" | tr '\n' ' ')" | tee -a "$summary"
   done
 fi
 if has perf; then
-  for v in ${VARIANTS:-0 1 2}; do
+  for v in ${VARIANTS:-2 3}; do
     stamp "perf variant=$v"
     ATTNBENCH_HOPPER_VARIANT=$v timeout 100 "$bin" --gtest_filter="${PERF_FILTER:-PrefillAttentionPerf.Ragged:PrefillAttentionPerf.BlockTablePage64}" >"$OUT/perf_v$v.log" 2>&1
     echo "perf variant=$v rc=$?" | tee -a "$summary"

@@ -38,6 +38,10 @@ bool prefill_fa2_uses_tensor_cores(const AttentionParams& p);
 // returns false (nothing launched) where the kernel does not take p.
 bool prefill_hopper_usable();
 bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream);
+// The keys per TMA box the Hopper kernel's launch would load p's full K / V tiles with (ragged: a whole tile; a
+// block table with pages of >= 16 slots: a page, at most a tile), 0 where every tile takes 16-byte cp.async copies
+// (token indices, smaller pages, ATTNBENCH_HOPPER_VARIANT other than 3, no tensor-map encoder in the driver).
+int prefill_hopper_tma_box_rows(const AttentionParams& p);
 void launch_merge_state(const MergeStateParams& p, void* stream);       // kernels/cuda/merge_state.cu
 void launch_fill_uniform(const FillParams& p, void* stream);            // kernels/cuda/fill.cu
 void launch_copy_rows(const CopyRowsParams& p, void* stream);           // kernels/cuda/copy_rows.cu

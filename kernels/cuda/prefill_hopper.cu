@@ -40,9 +40,11 @@
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
 // blocks along N, SBO = between 8-row groups along K) are the PTX ISA's (matrix descriptor format, sm_90).
+#include <cuda.h>  // CUtensorMap and its enums only: the encoder is reached through cudaGetDriverEntryPointByVersion
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <climits>
 #include <cmath>
@@ -71,6 +73,11 @@ struct HopperArgs : cuda_detail::AttentionArgs {
   float exp_scale;  // softcap ? 1 : sm_scale * log2(e)   (as prefill_attention.cu)
   float cap_in;     // sm_scale / softcap
   float cap_out;    // softcap * log2(e)
+  // TMA (variant 3): K / V as 3-D tensors {head_dim, num_kv_heads, slots} with boxes {64, 1, tma_box_rows} in the
+  // 128-byte swizzle, the stage layout below. tma_box_rows = 0: every tile goes through cp.async.
+  int tma_box_rows;
+  CUtensorMap tmap_k;  // (64-byte aligned by its type)
+  CUtensorMap tmap_v;
 };
 
 constexpr float kLog2e = 1.4426950408889634f;
@@ -140,6 +147,18 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, int parity) {
         : "r"(bar), "r"(parity)
         : "memory");
   } while (!done);
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// One box of a 3-D tensor map (coordinates innermost first) into shared memory; completes `bytes` on `bar`.
+__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                            std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
 }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void named_bar_sync(int id, int threads) {
@@ -227,7 +246,7 @@ __device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, 
 //   kPingPong: the two consumer warpgroups take turns issuing their wgmma batches (named barriers 4 and 5), so
 //     that one's softmax runs while the other's matrix products do; both then visit every tile of the CTA.
 template <typename T, int D, bool kDeep, bool kPingPong>
-__global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const HopperArgs a) {
+__global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __grid_constant__ HopperArgs a) {
 #ifdef ATTNBENCH_HOPPER_DEVICE
   using L = Layout<D, kDeep>;
   constexpr int BN = L::BN, kStages = L::kStages;
@@ -292,6 +311,11 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
         return tid < BN && m < r.kv_len ? kv_slot(a, b, r.kv_base, m) : -1;
       };
       int next_slot = n_tiles > 0 ? slot_of(0) : -1;
+      const int box_rows = a.tma_box_rows;
+      if (box_rows > 0 && tid == 0) {
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&a.tmap_k)) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&a.tmap_v)) : "memory");
+      }
       for (int i = 0; i < n_tiles; ++i) {
         const int st = i % kStages;
         int* const sb = slot_buf + (i & 1) * BN;
@@ -300,6 +324,28 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const Hoppe
         if (i + 1 < n_tiles) next_slot = slot_of(i + 1);
         if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
         const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
+        // A tile of keys all below kv_len goes by TMA: one thread issues a box per (run of box_rows contiguous
+        // slots, 64-column block) of K and of V, every box row a valid key (so no bounds are needed beyond the
+        // request's); the others arrive. A tile that crosses kv_len takes the 16-byte copies below, which
+        // zero-fill the keys past the request (V rows of garbage would turn P = 0 into NaN in P V).
+        if (box_rows > 0 && (t_begin + i + 1) * BN <= r.kv_len) {
+          if (tid == 0) {
+            const std::uint32_t full = bar_full + 8 * st;
+            mbar_arrive_expect_tx(full, 2 * L::kTileBytes);
+            for (int r0 = 0; r0 < BN; r0 += box_rows) {
+              const int slot = sb[r0];
+#pragma unroll
+              for (int cb = 0; cb < D / 64; ++cb) {
+                const std::uint32_t so = cb * BN * 128 + r0 * 128;  // 1024-byte aligned: box_rows % 8 == 0
+                tma_load_3d(dk + so, &a.tmap_k, cb * 64, kvh, slot, full);
+                tma_load_3d(dv + so, &a.tmap_v, cb * 64, kvh, slot, full);
+              }
+            }
+          } else {
+            mbar_arrive(bar_full + 8 * st);
+          }
+          continue;
+        }
 #pragma unroll
         for (int p = 0; p < kPasses; ++p) {
           const int row = prow + p * kRpp;
@@ -661,26 +707,69 @@ bool dispatch_variant(int variant, const HopperArgs& a, int head_dim, int max_q_
     case 1:
       return dispatch<T, true, false>(a, head_dim, max_q_len, batch_size, stream);
     case 2:
+    case 3:  // variant 2's schedule; the TMA is in the args (tma_box_rows)
       return dispatch<T, true, true>(a, head_dim, max_q_len, batch_size, stream);
     default:
       return dispatch<T, false, false>(a, head_dim, max_q_len, batch_size, stream);
   }
 }
 
-// ATTNBENCH_HOPPER_VARIANT: 2 (unset: deep + ping-pong, the fastest on the H200), 1 = deep, 0 = neither (the
-// first version). Measured 2026-12-01 (results/h200/hopper/NOTES.md), Llama-3.1-8B shape, B=4 S=4k causal:
-// ragged 0: 314, 1: 457, 2: 492 TFLOP/s; block table page 64: 249, 451, 477.
+// ATTNBENCH_HOPPER_VARIANT: 3 (unset: deep + ping-pong + TMA), 2 = deep + ping-pong (16-byte cp.async for every
+// tile), 1 = deep, 0 = neither (the first version). Measured 2026-12-01 (results/h200/hopper/NOTES.md),
+// Llama-3.1-8B shape, B=4 S=4k causal: ragged 0: 314, 1: 457, 2: 492 TFLOP/s; block table page 64: 249, 451, 477.
 int hopper_variant() {
   static const int v = [] {
     const char* e = std::getenv("ATTNBENCH_HOPPER_VARIANT");
     const std::string s = e ? e : "";
-    if (s.empty()) return 2;
-    if (s == "0") return 0;
-    if (s == "1") return 1;
-    if (s == "2") return 2;
-    throw InputError("ATTNBENCH_HOPPER_VARIANT: expected 0, 1 or 2, got '" + s + "'");
+    if (s.empty()) return 3;
+    if (s.size() == 1 && s[0] >= '0' && s[0] <= '3') return s[0] - '0';
+    throw InputError("ATTNBENCH_HOPPER_VARIANT: expected 0, 1, 2 or 3, got '" + s + "'");
   }();
   return v;
+}
+
+// cuTensorMapEncodeTiled from the driver (the runtime links statically; the driver is there wherever a GPU is),
+// or nullptr where it cannot be had: then every tile takes the 16-byte copies.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// K or V ([slots, num_kv_heads, head_dim], 16-bit) as a TMA tensor map whose box is 64 columns of one KV head
+// over box_rows slots, written in the 128-byte swizzle (the stage layout: swz above). The slot extent is not
+// known here (a pool's size is not in AttentionParams): it is set to 2^31 - 1, which is safe because the kernel
+// asks TMA only for boxes of keys below a request's kv_len, rows that exist.
+bool encode_kv_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, int num_kv_heads, int box_rows) {
+  const auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(num_kv_heads),
+                              static_cast<cuuint64_t>(INT_MAX)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
+                                 static_cast<cuuint64_t>(head_dim) * 2 * static_cast<cuuint64_t>(num_kv_heads)};
+  const cuuint32_t box[3] = {64, 1, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType t =
+      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  return encode(map, t, 3, const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Rows per TMA box for this call, 0 for none: ragged rows are contiguous (one box per tile and column block);
+// a block table's page of >= 16 slots is (a box per page, at most a tile); token indices scatter every row.
+int tma_box_rows(const AttentionParams& p, int tile_keys) {
+  if (p.addressing == KvAddressing::ragged) return tile_keys;
+  if (p.addressing == KvAddressing::block_table && p.page_size >= 16) return p.page_size < tile_keys ? p.page_size : tile_keys;
+  return 0;
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
@@ -705,6 +794,16 @@ bool prefill_hopper_usable() {
 #endif
 }
 
+int prefill_hopper_tma_box_rows(const AttentionParams& p) {
+  using namespace hopper_detail;
+  if (hopper_variant() != 3 || (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256)) return 0;
+  if (p.dtype != DType::bf16 && p.dtype != DType::fp16) return 0;
+  const int tile_keys = p.head_dim == 64 ? Shape<64>::BN : (p.head_dim == 128 ? Shape<128>::BN : Shape<256>::BN);
+  const int box = tma_box_rows(p, tile_keys);
+  CUtensorMap probe;
+  return box > 0 && encode_kv_map(&probe, p.k, p.dtype, p.head_dim, p.num_kv_heads, box) ? box : 0;
+}
+
 bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   using namespace hopper_detail;
   if (!prefill_hopper_usable()) return false;
@@ -726,6 +825,14 @@ bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
   const auto s = static_cast<cudaStream_t>(stream);
   const int variant = hopper_variant();
+  a.tma_box_rows = 0;
+  if (variant == 3) {
+    const int tile_keys = p.head_dim == 64 ? Shape<64>::BN : (p.head_dim == 128 ? Shape<128>::BN : Shape<256>::BN);
+    const int box = tma_box_rows(p, tile_keys);
+    if (box > 0 && encode_kv_map(&a.tmap_k, p.k, p.dtype, p.head_dim, p.num_kv_heads, box) &&
+        encode_kv_map(&a.tmap_v, p.v, p.dtype, p.head_dim, p.num_kv_heads, box))
+      a.tma_box_rows = box;
+  }
   if (p.dtype == DType::bf16) return dispatch_variant<__nv_bfloat16>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
   return dispatch_variant<__half>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
 }

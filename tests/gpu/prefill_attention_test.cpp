@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -726,6 +727,33 @@ TEST(PrefillAttention, HopperKernelTakesItsShapes) {
   in = make_inputs(c);
   dev = upload(c, in);
   EXPECT_FALSE(launch_attention_prefill_hopper(make_params(c, in, dev.ptrs()), nullptr));
+}
+
+// Variant 3 (the default) loads full K / V tiles by TMA where the slots of a box are contiguous: a ragged tile
+// whole, a block table's page of >= 16 slots; token indices and smaller pages keep the 16-byte copies. The
+// MatchesCpuTwin cases then cover both paths (tiles below kv_len by TMA, the tile crossing it by cp.async).
+TEST(PrefillAttention, HopperTmaBoxesFollowTheAddressing) {
+  SKIP_WITHOUT_GPU();
+  if (!prefill_hopper_usable()) GTEST_SKIP() << "no sm_90 GPU (or no sm_90a code in this build)";
+  const char* v = std::getenv("ATTNBENCH_HOPPER_VARIANT");
+  const bool tma = v == nullptr || std::string(v).empty() || std::string(v) == "3";
+  struct Want {
+    KvAddressing addr;
+    int page_size, head_dim, rows;
+  };
+  for (const Want& w : {Want{KvAddressing::ragged, 1, 128, 128}, Want{KvAddressing::ragged, 1, 256, 64},
+                        Want{KvAddressing::ragged, 1, 64, 128}, Want{KvAddressing::block_table, 64, 128, 64},
+                        Want{KvAddressing::block_table, 16, 128, 16}, Want{KvAddressing::block_table, 128, 256, 64},
+                        Want{KvAddressing::block_table, 256, 128, 128}, Want{KvAddressing::block_table, 8, 128, 0},
+                        Want{KvAddressing::token_indices, 1, 128, 0}}) {
+    Case c = base_case("tma_rows", w.addr, {40}, {30});
+    c.head_dim = w.head_dim;
+    c.page_size = w.page_size;
+    const Inputs in = make_inputs(c);
+    const DeviceInputs dev = upload(c, in);
+    EXPECT_EQ(prefill_hopper_tma_box_rows(make_params(c, in, dev.ptrs())), tma ? w.rows : 0)
+        << addressing_name(w.addr) << " page " << w.page_size << " head_dim " << w.head_dim;
+  }
 }
 
 TEST(PrefillAttention, UnsupportedHeadDimThrows) {
