@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Summarises the SDPA anchors: anchors.csv (2026-12-01, sixth session: anchors.py's --rounds 3, the best of three
-interleaved rounds per backend, every round in anchors-rounds.csv; attnbench with the in-kernel multi-CTA merge of
-trtllm_mha) beside run4/anchors.csv (the fifth session: the decode kernel's S^T = K Q^T change and wide fp8 CTAs,
-one round per backend). run3/ is the run after commit 123cd10 (the Hopper prefill kernel's variant 2 as the
-default), run2/ the run after commit 59834dc (the FA2-class prefill), run1/ the first that day.
+"""Summarises the SDPA anchors: anchors.csv (2026-12-01, seventh session: the Hopper prefill kernel's TMA loads,
+variant 3, as the default; anchors.py's --rounds 3, the best of three interleaved rounds per backend, every round
+in anchors-rounds.csv) beside run5/anchors.csv (the sixth session: the in-kernel multi-CTA merge of trtllm_mha,
+prefill variant 2). run4/ is the fifth session's (the decode kernel's S^T = K Q^T change and wide fp8 CTAs, one
+round per backend), run3/ the run after commit 123cd10 (the Hopper prefill kernel's variant 2 as the default),
+run2/ the run after commit 59834dc (the FA2-class prefill), run1/ the first that day.
 
     python3 results/h200/perf/summary.py        (standard library only; prints Markdown)
 
@@ -37,7 +38,7 @@ def rng(xs, fmt="{:.2f}"):
 
 def main():
     run2 = load(os.path.join(HERE, "anchors.csv"))
-    run1 = load(os.path.join(HERE, "run4", "anchors.csv"))  # "run 1" below: the previous run
+    run1 = load(os.path.join(HERE, "run5", "anchors.csv"))  # "run 1" below: the previous run
     l2 = {}
     with open(os.path.join(HERE, "..", "pr-evidence.csv"), newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
