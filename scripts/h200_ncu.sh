@@ -86,19 +86,28 @@ if has prefill; then
   prof gemma-ext-b4 prefill 0 6 --model gemma-3-12b --mode extend --layers 6 --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer
 fi
 if has prefill-source; then
-  # The Hopper prefill kernel per SASS instruction (Llama-3.1-8B, b=4 x 4096, causal): executed instructions and
-  # warp-stall samples of each instruction (ncu's source page), to see what the consumer loop spends its issue
-  # slots and stalls on; the full-set details beside it.
-  stamp "ncu prefill source"
-  timeout 240 ncu --clock-control none --set full --import-source yes -k regex:prefill_hopper --launch-count 1 \
-    -o "$OUT/prefill-llama-b4" "$ab" run --device cuda --timing eager --warmup 0 --min-samples 1 --max-samples 2 \
-    --model llama-3.1-8b --mode extend --layers 1 --extend-batch 4 --extend-len 4096 --prefix-len 0 \
-    --backend flashinfer --out "$OUT/prefill-src.csv" > "$OUT/prefill-src.log" 2>&1
-  echo "prefill source rc=$?"
-  ncu -i "$OUT/prefill-llama-b4.ncu-rep" --page source --csv --print-source sass > "$OUT/prefill-sass.csv" 2>&1
-  ncu -i "$OUT/prefill-llama-b4.ncu-rep" --page details > "$OUT/prefill-details.txt" 2>&1
-  grep -E "^ +(Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per)" "$OUT/prefill-details.txt" | head
-  rm -f "$OUT/prefill-llama-b4.ncu-rep"
+  # The Hopper prefill kernel per SASS instruction: executed instructions and warp-stall samples of each
+  # instruction (ncu's source page), to see what the consumer loop spends its issue slots and stalls on; the
+  # full-set details beside it. PREFILL_SRC_CASES (default "llama-b4"): llama-b4 = Llama-3.1-8B b=4 x 4096 causal
+  # (head_dim 128); gemma-b4 = Gemma-3-12B b=4 x 4096, its global layer (head_dim 256, the 6th launch, no window).
+  for c in ${PREFILL_SRC_CASES:-llama-b4}; do
+    case $c in
+      llama-b4) skip=0; args="--model llama-3.1-8b --layers 1" ;;
+      gemma-b4) skip=5; args="--model gemma-3-12b --layers 6" ;;
+      *) echo "prefill-source: unknown case $c"; continue ;;
+    esac
+    stamp "ncu prefill source $c"
+    timeout 240 ncu --clock-control none --set full --import-source yes -k regex:prefill_hopper --launch-skip "$skip" \
+      --launch-count 1 -o "$OUT/prefill-$c" "$ab" run --device cuda --timing eager --warmup 0 --min-samples 1 \
+      --max-samples 2 $args --mode extend --extend-batch 4 --extend-len 4096 --prefix-len 0 --backend flashinfer \
+      --out "$OUT/prefill-src-$c.csv" > "$OUT/prefill-src-$c.log" 2>&1
+    echo "prefill source $c rc=$?"
+    ncu -i "$OUT/prefill-$c.ncu-rep" --page source --csv --print-source sass > "$OUT/prefill-sass-$c.csv" 2>&1
+    ncu -i "$OUT/prefill-$c.ncu-rep" --page details > "$OUT/prefill-details-$c.txt" 2>&1
+    grep -E "^ +(Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per)" \
+      "$OUT/prefill-details-$c.txt" | head
+    rm -f "$OUT/prefill-$c.ncu-rep"
+  done
 fi
 if has anchors; then
   # The pr-evidence sweep and the SDPA anchors (scripts/h200_anchors.sh), within what is left of LIMIT_S (default
