@@ -764,12 +764,26 @@ bool encode_kv_map(CUtensorMap* map, const void* base, DType dtype, int head_dim
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// Rows per TMA box for this call, 0 for none: ragged rows are contiguous (one box per tile and column block);
-// a block table's page of >= 16 slots is (a box per page, at most a tile); token indices scatter every row.
-int tma_box_rows(const AttentionParams& p, int tile_keys) {
-  if (p.addressing == KvAddressing::ragged) return tile_keys;
-  if (p.addressing == KvAddressing::block_table && p.page_size >= 16) return p.page_size < tile_keys ? p.page_size : tile_keys;
-  return 0;
+// Variant 3's TMA plan for p: the rows per box, with the K and V tensor maps encoded, or 0 (every tile by
+// cp.async). Ragged rows are contiguous (a box is a whole tile per column block); a block table's page of >= 16
+// slots is (a box per page, at most a tile); token indices scatter every row.
+int plan_tma(const AttentionParams& p, CUtensorMap* k_map, CUtensorMap* v_map) {
+  if (hopper_variant() != 3) return 0;
+  int tile_keys = 0;
+  switch (p.head_dim) {
+    case 64: tile_keys = Shape<64>::BN; break;
+    case 128: tile_keys = Shape<128>::BN; break;
+    case 256: tile_keys = Shape<256>::BN; break;
+    default: return 0;
+  }
+  int box = 0;
+  if (p.addressing == KvAddressing::ragged) box = tile_keys;
+  if (p.addressing == KvAddressing::block_table && p.page_size >= 16) box = p.page_size < tile_keys ? p.page_size : tile_keys;
+  if (box == 0 || (p.dtype != DType::bf16 && p.dtype != DType::fp16)) return 0;
+  return encode_kv_map(k_map, p.k, p.dtype, p.head_dim, p.num_kv_heads, box) &&
+                 encode_kv_map(v_map, p.v, p.dtype, p.head_dim, p.num_kv_heads, box)
+             ? box
+             : 0;
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
@@ -795,13 +809,8 @@ bool prefill_hopper_usable() {
 }
 
 int prefill_hopper_tma_box_rows(const AttentionParams& p) {
-  using namespace hopper_detail;
-  if (hopper_variant() != 3 || (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256)) return 0;
-  if (p.dtype != DType::bf16 && p.dtype != DType::fp16) return 0;
-  const int tile_keys = p.head_dim == 64 ? Shape<64>::BN : (p.head_dim == 128 ? Shape<128>::BN : Shape<256>::BN);
-  const int box = tma_box_rows(p, tile_keys);
-  CUtensorMap probe;
-  return box > 0 && encode_kv_map(&probe, p.k, p.dtype, p.head_dim, p.num_kv_heads, box) ? box : 0;
+  CUtensorMap k_map, v_map;
+  return hopper_detail::plan_tma(p, &k_map, &v_map);
 }
 
 bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
@@ -825,14 +834,7 @@ bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   a.cap_out = cap ? p.logits_soft_cap * kLog2e : 0.0f;
   const auto s = static_cast<cudaStream_t>(stream);
   const int variant = hopper_variant();
-  a.tma_box_rows = 0;
-  if (variant == 3) {
-    const int tile_keys = p.head_dim == 64 ? Shape<64>::BN : (p.head_dim == 128 ? Shape<128>::BN : Shape<256>::BN);
-    const int box = tma_box_rows(p, tile_keys);
-    if (box > 0 && encode_kv_map(&a.tmap_k, p.k, p.dtype, p.head_dim, p.num_kv_heads, box) &&
-        encode_kv_map(&a.tmap_v, p.v, p.dtype, p.head_dim, p.num_kv_heads, box))
-      a.tma_box_rows = box;
-  }
+  a.tma_box_rows = plan_tma(p, &a.tmap_k, &a.tmap_v);
   if (p.dtype == DType::bf16) return dispatch_variant<__nv_bfloat16>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
   return dispatch_variant<__half>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
 }
