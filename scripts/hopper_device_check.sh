@@ -2,7 +2,7 @@
 # One device call for the Hopper prefill kernel (kernels/cuda/prefill_hopper.cu): build (h200-build recipe),
 # the prefill GPU tests on both kernels (each Hopper variant), extend timings through `attnbench run` with
 # ATTNBENCH_PREFILL_KERNEL=fa2 / unset / hopper (the Hopper kernel for every addressing mode), compute-sanitizer memcheck
-# and racecheck on two small cases, and the kernels' TFLOP/s table (ragged). Logs under $OUT.
+# and racecheck on five small cases, and the kernels' TFLOP/s table (ragged, page 64). Logs under $OUT (required).
 # Usage (repository root on the device): scripts/hopper_device_check.sh (P: the prefix holding what the device
 # lacks, default .carry/prefix, unpacked from a carried .carry/pfx/prefix.tgz when missing)
 # Environment: STAGES (default "build tests run sanitize perf"); VARIANTS: the ATTNBENCH_HOPPER_VARIANT values
@@ -11,7 +11,7 @@
 # "fa2 auto hopper2 hopper3"); PERF_FILTER (default the ragged and page-64 tables);
 # SAN_VARIANT (the variant under compute-sanitizer, default 3).
 set -uo pipefail
-OUT="${OUT:-hopper_out}"
+OUT="${OUT:?OUT must name the output folder}"
 mkdir -p "$OUT"
 if [ -z "${P:-}" ] && [ ! -d .carry/prefix ] && [ -f .carry/pfx/prefix.tgz ]; then tar -C .carry -xzf .carry/pfx/prefix.tgz; fi
 P="${P:-$PWD/.carry/prefix}"
