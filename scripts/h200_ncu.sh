@@ -4,10 +4,11 @@
 # Usage (repository root on the device): scripts/h200_ncu.sh
 # Steps: build; tests (the decode / fp8 GPU tests); sanitize (memcheck, racecheck on two decode tests); perf
 # (decode rows: configs/fp8-evidence.toml e4m3 and configs/pr-evidence.toml, graph timing); decode / prefill
-# (ncu); prefill-source (ncu per SASS instruction of the Hopper prefill kernel); anchors (pr-evidence + SDPA); peers (FlashInfer's extend, .carry/sgl-full or .carry/sgl-all carried: scripts/sglang_site.py --tar); validate.
+# (ncu); prefill-source (ncu per SASS instruction of the Hopper prefill kernel); anchors (pr-evidence + SDPA);
+# peers (FlashInfer's extend; .carry/sgl-all or .carry/sgl-full carried: scripts/sglang_site.py --tar); validate.
 # Environment: OUT (required), STEPS (default "build decode prefill validate"), NCU_CASES (decode profiles to
 # take, default all), SANITIZE_FILTER (the gtest filter the sanitize step runs), P (default .carry/prefix; when
-# missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: 2.5 MB instead of 15).
+# missing and .carry/pfx/prefix.tgz was carried, it is unpacked there first: scripts/make_device_prefix.sh).
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
 mkdir -p "$OUT"
@@ -121,7 +122,7 @@ if has anchors; then
 fi
 if has peers; then
   # FlashInfer's own extend (FA3 ragged, FA2 paged) beside attnbench's on the Llama-3.1-8B extend cases
-  # (issue 15's peer comparison), from the stripped site archive carried as .carry/sgl-full (scripts/sglang_site.py).
+  # (issue 15's peer comparison), from the stripped site archive carried (scripts/sglang_site.py --tar).
   mkdir -p /tmp/site
   for t in .carry/sgl-full/sgl.tar.gz .carry/sgl-all/sgl.tar.gz; do [ -f "$t" ] && tar -C /tmp/site -xzf "$t" && break; done
   export PYTHONPATH=/tmp/site FLASHINFER_WORKSPACE_BASE="$PWD/.carry/flashinfer-jit"
