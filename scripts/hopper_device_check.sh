@@ -2,7 +2,7 @@
 # One device call for the Hopper prefill kernel (kernels/cuda/prefill_hopper.cu): build (h200-build recipe),
 # the prefill GPU tests on both kernels (each Hopper variant), extend timings through `attnbench run` with
 # ATTNBENCH_PREFILL_KERNEL=fa2 / unset / hopper (the Hopper kernel for every addressing mode), compute-sanitizer memcheck
-# and racecheck on five small cases, and the kernels' TFLOP/s table (ragged, page 64). Logs under $OUT (required).
+# and racecheck on seven small cases, and the kernels' TFLOP/s table (ragged, page 64). Logs under $OUT (required).
 # Usage (repository root on the device): scripts/hopper_device_check.sh (P: the prefix holding what the device
 # lacks, default .carry/prefix, unpacked from a carried .carry/pfx/prefix.tgz when missing)
 # Environment: STAGES (default "build tests run sanitize perf"); VARIANTS: the ATTNBENCH_HOPPER_VARIANT values
@@ -68,7 +68,7 @@ PY
 fi
 if has sanitize; then
   m=Prefill/PrefillAttentionCases.MatchesCpuTwin
-  f="$m/block_table_window_sinks_softcap:$m/bf16_d128_g3*:$m/ragged_causal_prefix:$m/pages64_boundaries:$m/bf16_d256_g4*"
+  f="$m/pages_window_sinks_softcap:$m/bf16_d128_g3*:$m/ragged_causal_prefix:$m/pages64_boundaries:$m/bf16_d256_g4*:$m/fp16_d256_g3*:$m/tokens_window_sinks_softcap"
   for tool in memcheck racecheck; do
     stamp "sanitizer $tool"
     ATTNBENCH_HOPPER_VARIANT=${SAN_VARIANT:-3} timeout 60 compute-sanitizer --tool $tool "$bin" --gtest_filter="$f" >"$OUT/san_$tool.log" 2>&1

@@ -10,13 +10,14 @@
 // down to 40 registers), warpgroups 1 and 2 are consumers (232 registers) owning 64 rows each. GQA packing: the
 // rows are (token, query head) pairs of the KV head, token-major, so a CTA covers 128 / group tokens and every
 // K/V tile is loaded once for all query heads of the group.
-//   - Producer: each of its 128 threads resolves the slots (ragged row / token index / page) of the K and V
-//     rows it copies and issues 16-byte cp.async copies into the stage's tiles, laid out as wgmma's 128-byte
-//     swizzle wants (rows of 64 elements = 128 bytes, 16-byte chunk c of row r stored at chunk c ^ (r % 8),
-//     head_dim split into 64-column blocks); keys past the request are zero-filled. Completion is signalled
-//     on the stage's `full` mbarrier by cp.async.mbarrier.arrive.noinc (count 128), so the producer runs up to
-//     kStages tiles ahead; it waits on the stage's `empty` mbarrier (count 256: every consumer thread) before
-//     reusing a stage.
+//   - Producer: K and V tiles go into stages (joint K + V ones, or two rings at head_dim 256: see Shape), laid
+//     out as wgmma's 128-byte swizzle wants (rows of 64 elements = 128 bytes, 16-byte chunk c of row r stored
+//     at chunk c ^ (r % 8), head_dim split into 64-column blocks). Variant 3 loads a tile whose keys all lie below
+//     kv_len by TMA (one thread; expect_tx on the stage's `full` mbarrier); otherwise each of the 128 threads
+//     resolves the slots (ragged row / token index / page) of the rows it copies and issues 16-byte cp.async
+//     copies, keys past the request zero-filled, signalled by cp.async.mbarrier.arrive.noinc (count 128). It
+//     waits on a stage's `empty` mbarrier (count 256: every consumer thread) before reusing it: a joint stage or
+//     a V stage is released once its P V has completed, a K stage of split rings once its Q K^T has.
 //   - Consumers: Q (64 rows) is copied once into the warpgroup's own swizzled tile. Per KV tile: S = Q K^T by
 //     wgmma m64nBNk16 (A and B from shared memory, both K-major); online softmax in base 2 with a lazy max (O
 //     is rescaled only when a row's max grows by more than 2^8), masking only tiles that cross a causal /
@@ -89,28 +90,41 @@ constexpr int kRows = 2 * kRowsPerWg;
 
 template <int D>
 struct Shape;
-// kStagesDeep: the stages of the `deep` variant (ATTNBENCH_HOPPER_VARIANT below).
+// Stages. Joint (head_dim 64 / 128, and variant 0): stage s holds K and V of one tile under one pair of barriers,
+// freed once the tile's P V has completed; kStages in variant 0, kStagesDeepK in the `deep` variants (1-3,
+// ATTNBENCH_HOPPER_VARIANT below). kSplitRings (head_dim 256, deep variants): K and V travel in two rings with
+// their own barriers (FA3's layout), a K stage free again once the Q K^T that read it has completed, a V stage
+// once its P V has, so the producer refills K half a tile earlier. Head_dim 256 (64-key tiles, 64 KiB of Q) had
+// two joint stages, which gave the producer no lookahead (ncu: 19 % of the consumers' samples waiting for data);
+// three K and two V stages fit beside Q in 224 KiB: +21-45 % (results/h200/hopper/split-kv-rings/). At head_dim 128
+// the split rings (3 + 3 stages, the same memory) measured 2-3 % slower than joint ones, so it keeps them.
 template <>
 struct Shape<64> {
-  static constexpr int BN = 128, kStages = 3, kStagesDeep = 4;
+  static constexpr int BN = 128, kStages = 3, kStagesDeepK = 4, kStagesDeepV = 4;
+  static constexpr bool kSplitRings = false;
 };
 template <>
 struct Shape<128> {
-  static constexpr int BN = 128, kStages = 2, kStagesDeep = 3;
+  static constexpr int BN = 128, kStages = 2, kStagesDeepK = 3, kStagesDeepV = 3;
+  static constexpr bool kSplitRings = false;
 };
 template <>
 struct Shape<256> {
-  static constexpr int BN = 64, kStages = 2, kStagesDeep = 2;
+  static constexpr int BN = 64, kStages = 2, kStagesDeepK = 3, kStagesDeepV = 2;
+  static constexpr bool kSplitRings = true;
 };
 
 template <int D, bool kDeep>
 struct Layout {
-  static constexpr int BN = Shape<D>::BN, kStages = kDeep ? Shape<D>::kStagesDeep : Shape<D>::kStages;
+  static constexpr int BN = Shape<D>::BN;
+  static constexpr bool kSplit = kDeep && Shape<D>::kSplitRings;
+  static constexpr int kStagesK = kDeep ? Shape<D>::kStagesDeepK : Shape<D>::kStages;
+  static constexpr int kStagesV = kSplit ? Shape<D>::kStagesDeepV : kStagesK;
   static constexpr int kQBytes = kRowsPerWg * D * 2;  // one consumer warpgroup's Q tile
   static constexpr int kTileBytes = BN * D * 2;       // one K (or V) stage
-  static constexpr int kSlotOffset = 2 * kQBytes + 2 * kStages * kTileBytes;  // deep: int [2][BN], the slots
+  static constexpr int kSlotOffset = 2 * kQBytes + (kStagesK + kStagesV) * kTileBytes;  // deep: int [2][BN]
   static constexpr int kBarOffset = kSlotOffset + (kDeep ? 2 * BN * 4 : 0);
-  static constexpr int kSmemBytes = kBarOffset + 16 * kStages + 1024;  // + alignment slack
+  static constexpr int kSmemBytes = kBarOffset + 16 * (kStagesK + kStagesV) + 1024;  // + alignment slack
   static_assert(D % 64 == 0 && BN % 16 == 0);
   static_assert(kSmemBytes <= 227 * 1024);
 };
@@ -249,7 +263,7 @@ template <typename T, int D, bool kDeep, bool kPingPong>
 __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __grid_constant__ HopperArgs a) {
 #ifdef ATTNBENCH_HOPPER_DEVICE
   using L = Layout<D, kDeep>;
-  constexpr int BN = L::BN, kStages = L::kStages;
+  constexpr int BN = L::BN, KS = L::kStagesK, VS = L::kStagesV;
   constexpr int kCpr = D / 8;  // 16-byte chunks per row
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -258,10 +272,14 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
   unsigned char* const smem = smem_raw + (base - raw);
   const std::uint32_t sQ = base;  // consumer warpgroup w: sQ + w * kQBytes
   const std::uint32_t sK = sQ + 2 * L::kQBytes;
-  const std::uint32_t sV = sK + kStages * L::kTileBytes;
+  const std::uint32_t sV = sK + KS * L::kTileBytes;
   int* const slot_buf = reinterpret_cast<int*>(smem + L::kSlotOffset);  // [2][BN] (kDeep)
-  const std::uint32_t bar_full = base + L::kBarOffset;  // stage s: + 8 s
-  const std::uint32_t bar_empty = bar_full + 8 * kStages;
+  // mbarriers, 8 bytes each: full / empty of K stage s, then (split rings) of V stage s; joint stages use the K
+  // ones for both.
+  constexpr bool kSplit = L::kSplit;
+  const std::uint32_t bar_full_k = base + L::kBarOffset, bar_empty_k = bar_full_k + 8 * KS;
+  const std::uint32_t bar_full_v = kSplit ? bar_empty_k + 8 * KS : bar_full_k;
+  const std::uint32_t bar_empty_v = kSplit ? bar_full_v + 8 * VS : bar_empty_k;
 
   const int kvh = blockIdx.x, b = blockIdx.z;
   const int q_tile = gridDim.y - 1 - blockIdx.y;  // heaviest (causal) tiles first
@@ -285,9 +303,13 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
   const int tid = threadIdx.x;
   const int wg = tid >> 7;
   if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(bar_full + 8 * s, 128);
-      mbar_init(bar_empty + 8 * s, 2 * 128);
+    for (int s = 0; s < KS; ++s) {
+      mbar_init(bar_full_k + 8 * s, 128);
+      mbar_init(bar_empty_k + 8 * s, 2 * 128);
+    }
+    for (int s = 0; s < (kSplit ? VS : 0); ++s) {
+      mbar_init(bar_full_v + 8 * s, 128);
+      mbar_init(bar_empty_v + 8 * s, 2 * 128);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -317,64 +339,66 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&a.tmap_v)) : "memory");
       }
       for (int i = 0; i < n_tiles; ++i) {
-        const int st = i % kStages;
         int* const sb = slot_buf + (i & 1) * BN;
         if (tid < BN) sb[tid] = next_slot;
         named_bar_sync(3, 128);
         if (i + 1 < n_tiles) next_slot = slot_of(i + 1);
-        if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
-        const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
         // A tile of keys all below kv_len goes by TMA: one thread issues a box per (run of box_rows contiguous
-        // slots, 64-column block) of K and of V, every box row a valid key (so no bounds are needed beyond the
-        // request's); the others arrive. A tile that crosses kv_len takes the 16-byte copies below, which
-        // zero-fill the keys past the request (V rows of garbage would turn P = 0 into NaN in P V).
-        if (box_rows > 0 && (t_begin + i + 1) * BN <= r.kv_len) {
-          if (tid == 0) {
-            const std::uint32_t full = bar_full + 8 * st;
-            mbar_arrive_expect_tx(full, 2 * L::kTileBytes);
-            for (int r0 = 0; r0 < BN; r0 += box_rows) {
-              const int slot = sb[r0];
+        // slots, 64-column block), every box row a valid key (so no bounds are needed beyond the request's); the
+        // others arrive. A tile that crosses kv_len takes the 16-byte copies, which zero-fill the keys past the
+        // request (V rows of garbage would turn P = 0 into NaN in P V). K first, then V (split rings: each into
+        // its own ring, each signalled; joint: one signal for both, before the boxes or after the copies).
+        const bool tma = box_rows > 0 && (t_begin + i + 1) * BN <= r.kv_len;
+        auto load = [&](std::uint32_t dst, const CUtensorMap* map, const T* src, std::uint32_t full, bool is_v) {
+          if (tma) {
+            const bool signal = kSplit || !is_v;
+            if (tid == 0) {
+              if (signal) mbar_arrive_expect_tx(full, (kSplit ? 1 : 2) * L::kTileBytes);
+              for (int r0 = 0; r0 < BN; r0 += box_rows) {
+                const int slot = sb[r0];
 #pragma unroll
-              for (int cb = 0; cb < D / 64; ++cb) {
-                const std::uint32_t so = cb * BN * 128 + r0 * 128;  // 1024-byte aligned: box_rows % 8 == 0
-                tma_load_3d(dk + so, &a.tmap_k, cb * 64, kvh, slot, full);
-                tma_load_3d(dv + so, &a.tmap_v, cb * 64, kvh, slot, full);
+                for (int cb = 0; cb < D / 64; ++cb)  // 1024-byte aligned boxes: box_rows % 8 == 0
+                  tma_load_3d(dst + cb * BN * 128 + r0 * 128, map, cb * 64, kvh, slot, full);
               }
+            } else if (signal) {
+              mbar_arrive(full);
             }
-          } else {
-            mbar_arrive(bar_full + 8 * st);
+            return;
           }
-          continue;
-        }
 #pragma unroll
-        for (int p = 0; p < kPasses; ++p) {
-          const int row = prow + p * kRpp;
-          const int slot = sb[row];
-          const bool valid = slot >= 0;
-          const std::int64_t off = valid ? static_cast<std::int64_t>(slot) * stride : 0;
-          const std::uint32_t so = swz(row, pc, BN);
-          cp_async_16(dk + so, kg + off, valid);
-          cp_async_16(dv + so, vg + off, valid);
-        }
-        cp_async_mbar_arrive_noinc(bar_full + 8 * st);
+          for (int p = 0; p < kPasses; ++p) {
+            const int row = prow + p * kRpp;
+            const int slot = sb[row];
+            const bool valid = slot >= 0;
+            cp_async_16(dst + swz(row, pc, BN), src + (valid ? static_cast<std::int64_t>(slot) * stride : 0), valid);
+          }
+          if (kSplit || is_v) cp_async_mbar_arrive_noinc(full);  // fires once this thread's copies so far have landed
+        };
+        const int sk = i % KS, sv = i % VS;
+        if (i >= KS) mbar_wait(bar_empty_k + 8 * sk, ((i / KS) - 1) & 1);
+        load(sK + sk * L::kTileBytes, &a.tmap_k, kg, bar_full_k + 8 * sk, false);
+        if (kSplit && i >= VS) mbar_wait(bar_empty_v + 8 * sv, ((i / VS) - 1) & 1);
+        load(sV + sv * L::kTileBytes, &a.tmap_v, vg, bar_full_v + 8 * sv, true);
       }
     } else
     for (int i = 0; i < n_tiles; ++i) {
-      const int st = i % kStages;
-      if (i >= kStages) mbar_wait(bar_empty + 8 * st, ((i / kStages) - 1) & 1);
       const int n0 = (t_begin + i) * BN;
-      const std::uint32_t dk = sK + st * L::kTileBytes, dv = sV + st * L::kTileBytes;
+      auto load = [&](std::uint32_t dst, const T* src) {
 #pragma unroll 4
-      for (int p = 0; p < kPasses; ++p) {
-        const int row = prow + p * kRpp;
-        const int m = n0 + row;
-        const bool valid = m < r.kv_len;
-        const std::int64_t off = valid ? static_cast<std::int64_t>(kv_slot(a, b, r.kv_base, m)) * stride : 0;
-        const std::uint32_t so = swz(row, pc, BN);
-        cp_async_16(dk + so, kg + off, valid);
-        cp_async_16(dv + so, vg + off, valid);
-      }
-      cp_async_mbar_arrive_noinc(bar_full + 8 * st);
+        for (int p = 0; p < kPasses; ++p) {
+          const int row = prow + p * kRpp;
+          const int m = n0 + row;
+          const bool valid = m < r.kv_len;
+          const std::int64_t off = valid ? static_cast<std::int64_t>(kv_slot(a, b, r.kv_base, m)) * stride : 0;
+          cp_async_16(dst + swz(row, pc, BN), src + off, valid);
+        }
+      };
+      static_assert(!kSplit);  // variant 0: joint stages
+      const int st = i % KS;
+      if (i >= KS) mbar_wait(bar_empty_k + 8 * st, ((i / KS) - 1) & 1);
+      load(sK + st * L::kTileBytes, kg);
+      load(sV + st * L::kTileBytes, vg);
+      cp_async_mbar_arrive_noinc(bar_full_k + 8 * st);
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
   } else {
@@ -447,7 +471,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     float row_m[2] = {-INFINITY, -INFINITY}, row_l[2] = {0.0f, 0.0f};
 
     auto issue_qk = [&](int i) {
-      const int st = i % kStages;
+      const int st = i % KS;
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
         const std::uint32_t qoff = (kk >> 2) * kRowsPerWg * 128 + (kk & 3) * 32;
@@ -456,7 +480,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       }
     };
     auto issue_pv = [&](int i) {
-      const int st = i % kStages;
+      const int st = i % VS;
 #pragma unroll
       for (int kk = 0; kk < BN / 16; ++kk) {
         const std::uint32_t voff = st * L::kTileBytes + kk * 16 * 128;
@@ -527,11 +551,32 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         pa[kk][3] = pack2<T>(s[(2 * kk + 1) * 4 + 2], s[(2 * kk + 1) * 4 + 3]);
       }
     };
-    auto wait_full = [&](int i) {
-      mbar_wait(bar_full + 8 * (i % kStages), (i / kStages) & 1);
-      fence_proxy_async();  // the cp.async (generic proxy) writes, before wgmma's (async proxy) reads
+    // The rings' barriers: wait until tile i's K (V) has landed; release its stage once the wgmma that read it has
+    // completed (every consumer thread arrives).
+    // A tile the producer copied with cp.async (generic proxy) needs a proxy fence before wgmma (async proxy)
+    // reads it; a TMA tile (async proxy already) does not: the same test as the producer's.
+    auto by_tma = [&](int i) { return kDeep && a.tma_box_rows > 0 && (t_begin + i + 1) * BN <= r.kv_len; };
+    auto wait_k = [&](int i) {
+      mbar_wait(bar_full_k + 8 * (i % KS), (i / KS) & 1);
+      if (!by_tma(i)) fence_proxy_async();
     };
-    auto release = [&](int i) { mbar_arrive(bar_empty + 8 * (i % kStages)); };
+    // Joint stages: tile i's V arrived with its K (every wait_v(i) follows this thread's wait_k(i)), and the stage
+    // is released once, after P V.
+    auto wait_v = [&](int i) {
+      if (!kSplit) return;
+      mbar_wait(bar_full_v + 8 * (i % VS), (i / VS) & 1);
+      if (!by_tma(i)) fence_proxy_async();
+    };
+    auto release_k = [&](int i) {
+      if (kSplit) mbar_arrive(bar_empty_k + 8 * (i % KS));
+    };
+    auto release_v = [&](int i) { mbar_arrive(bar_empty_v + 8 * (i % VS)); };
+    auto pass_tile = [&](int i) {  // a tile this warpgroup's rows cannot see: only its barriers
+      wait_k(i);
+      release_k(i);
+      wait_v(i);
+      release_v(i);
+    };
 
     // Turns (kPingPong): warpgroup w issues after bar.sync(4 + w) and then lets the other one go; warpgroup 1
     // lets warpgroup 0 start and skips its last hand-over, so every barrier phase completes (n_tiles + 1 turns
@@ -545,12 +590,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     };
     if (pp && w == 1) named_bar_arrive(4, 256);
 
-    for (int i = 0; i < i_lo; ++i) {
-      wait_full(i);
-      release(i);
-    }
+    for (int i = 0; i < i_lo; ++i) pass_tile(i);
     if (i_lo < i_hi) {
-      wait_full(i_lo);
+      wait_k(i_lo);
       fence_regs(s);
       turn_wait();
       wgmma_fence();
@@ -559,12 +601,15 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       turn_pass();
       wgmma_wait<0>();
       fence_regs(s);
+      release_k(i_lo);
       softmax(i_lo);  // O is zero: no rescale
       to_p();
       // Steady state (the last tile is peeled off, so that every wgmma group here is issued unconditionally):
-      // Q K^T of tile i + 1 and P V of tile i in flight together, then tile i + 1's softmax while P V runs.
+      // Q K^T of tile i + 1 and P V of tile i in flight together, then tile i + 1's softmax while P V runs. The
+      // K stage of tile i + 1 is released as soon as its Q K^T has completed, the V stage of tile i after P V.
       for (int i = i_lo; i + 1 < i_hi; ++i) {
-        wait_full(i + 1);
+        wait_k(i + 1);
+        wait_v(i);
         fence_regs(s);
         turn_wait();
         wgmma_fence();
@@ -576,13 +621,14 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         issue_pv(i);
         wgmma_commit();
         turn_pass();
-        wgmma_wait<1>();
+        wgmma_wait<1>();  // the older group, Q K^T of tile i + 1, has completed
         fence_regs(s);
+        release_k(i + 1);
         const bool rescale = softmax(i + 1);
         wgmma_wait<0>();
         fence_regs(o);
         fence_regs(pa);
-        release(i);
+        release_v(i);
         if (rescale) {
 #pragma unroll
           for (int dt = 0; dt < D / 8; ++dt) {
@@ -594,6 +640,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         }
         to_p();
       }
+      wait_v(i_hi - 1);
       fence_regs(o);
       fence_regs(pa);
       turn_wait();
@@ -604,12 +651,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       wgmma_wait<0>();
       fence_regs(o);
       fence_regs(pa);
-      release(i_hi - 1);
+      release_v(i_hi - 1);
     }
-    for (int i = i_hi; i < n_tiles; ++i) {
-      wait_full(i);
-      release(i);
-    }
+    for (int i = i_hi; i < n_tiles; ++i) pass_tile(i);
 
     // Finalise: sinks join the denominator only; rows with no visible key give 0 and lse = -inf.
 #pragma unroll

@@ -792,8 +792,11 @@ void print_tflops(KvAddressing addr, int page_size, DType kv_fp8 = DType::bf16, 
   cuda_ok(cudaEventCreate(&e1), "event");
   std::printf("%-6s %-13s %-4s %-6s %-7s %9s %9s %18s\n", "kernel", "addressing", "B", "S", "prefix", "ms",
               "TFLOP/s", "max_abs_vs_generic");
-  const std::vector<PrefillKernel> kernels =
+  std::vector<PrefillKernel> kernels =
       is_fp8(kv_fp8) ? std::vector<PrefillKernel>{PrefillKernel::fa2} : kernels_under_test();
+  // ATTNBENCH_PERF_KERNEL=fa2|hopper: only that kernel's rows (an A/B of one kernel takes half the time).
+  if (const char* only = std::getenv("ATTNBENCH_PERF_KERNEL"); only && *only)
+    std::erase_if(kernels, [only](PrefillKernel k) { return std::string(kernel_name(k)) != only; });
   for (PrefillKernel kern : kernels)
   for (const Shape& s : shapes)
     for (int with_prefix = 0; with_prefix < 2; ++with_prefix) {
