@@ -35,8 +35,11 @@
 // tile), one tile of lookahead at head_dim 128 (2 stages), no ping-pong between the consumer warpgroups.
 // Variant 1 (slots one tile ahead through shared memory, one more stage) reached 312-513, variant 2 (also the
 // ping-pong; the default) 328-553; Gemma-3-12B's head_dim 256 322-424 (window 1024: 313-368), head_dim 64
-// 220-426. Against cuDNN's 530-607 on the Llama shape: 0.78-0.87 (results/h200/perf/anchors.csv). Not yet
-// tried: TMA instead of 16-byte cp.async, the softmax / next-QK^T overlap within a warpgroup.
+// 220-426. Against cuDNN's 530-607 on the Llama shape: 0.78-0.87 (results/h200/perf/anchors.csv). Variant 3
+// (TMA loads, the default; results/h200/hopper/v3-tma/) 541-671 on the Llama shape; with split K / V rings at
+// head_dim 256 (results/h200/hopper/split-kv-rings/) Gemma-3-12B 456-720 (window 1024: 437-527). What limits it
+// now (ncu, Llama b=4 x 4096): each CTA's prologue (Q load, barrier set-up) and epilogue (O through shared
+// memory) with no overlap with a neighbour's main loop, ~9 % of the samples; a persistent schedule is the lead.
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
@@ -253,7 +256,7 @@ __device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, 
 }
 #endif  // ATTNBENCH_HOPPER_DEVICE
 
-// Variants (ATTNBENCH_HOPPER_VARIANT; the default is 2, both of them on):
+// Variants (ATTNBENCH_HOPPER_VARIANT; the default is 3: both of these and TMA loads):
 //   kDeep: the producer resolves a tile's slots one tile ahead (thread t < BN loads row t's index while the
 //     producer waits for a free stage) and passes them through shared memory, instead of each copying thread
 //     resolving its rows' slots with dependent loads; one more stage at head_dim 64 / 128.
