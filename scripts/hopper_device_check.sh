@@ -9,7 +9,7 @@
 # the tests and the TFLOP/s table run (default "2 3"); RUN_KERNELS: attnbench runs, each fa2, auto (the
 # variable unset) or hopperN (ATTNBENCH_PREFILL_KERNEL=hopper, ATTNBENCH_HOPPER_VARIANT=N; default
 # "fa2 auto hopper2 hopper3"); PERF_FILTER (default the ragged and page-64 tables);
-# SAN_VARIANT (the variant under compute-sanitizer, default 3).
+# SAN_VARIANT (the variant under compute-sanitizer, default 3); SAN_EXTRA (more gtest patterns for it, ':'-joined).
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
 mkdir -p "$OUT"
@@ -71,7 +71,8 @@ if has sanitize; then
   f="$m/pages_window_sinks_softcap:$m/bf16_d128_g3*:$m/ragged_causal_prefix:$m/pages64_boundaries:$m/bf16_d256_g4*:$m/fp16_d256_g3*:$m/tokens_window_sinks_softcap"
   for tool in memcheck racecheck; do
     stamp "sanitizer $tool"
-    ATTNBENCH_HOPPER_VARIANT=${SAN_VARIANT:-3} timeout 60 compute-sanitizer --tool $tool "$bin" --gtest_filter="$f" >"$OUT/san_$tool.log" 2>&1
+    ATTNBENCH_HOPPER_VARIANT=${SAN_VARIANT:-3} timeout 60 compute-sanitizer --tool $tool "$bin" \
+      --gtest_filter="$f${SAN_EXTRA:+:$SAN_EXTRA}" >"$OUT/san_$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/san_$tool.log" | tr '\n' ' ')" | tee -a "$summary"
   done
 fi
