@@ -156,7 +156,17 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
   r.fail(key, "unknown dtype '" + printable(*s) + "' (expected bfloat16, float16 or float32)");
 }
 
-// Which layers are windowed, and the window; sets m.sliding_window and m.sliding_layers.
+// Model classes of SGLang 0.5.23 that apply a config's window, as attnbench reads the window forms:
+// models/gemma2.py (even layers), gemma3_causal.py and gemma3_mm.py (sliding_window_pattern / layer_types),
+// gpt_oss.py (layer_types); each sets layer.sliding_window_size = config.sliding_window - 1.
+const std::set<std::string> kWindowedArchitectures = {"Gemma2ForCausalLM", "Gemma3ForCausalLM",
+                                                      "Gemma3ForConditionalGeneration", "GptOssForCausalLM"};
+// Model classes whose attention takes no window whatever the config says (no "window" in their files).
+const std::set<std::string> kFullAttentionArchitectures = {
+    "LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
+    "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"};
+
+// Which layers are windowed, and the window; sets m.sliding_window and m.sliding_layers (or m.window_ignored).
 void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
   const std::optional<int> window = r.integer(tc, tp, "sliding_window", 1, INT_MAX);
   const std::optional<bool> use = r.boolean(tc, tp, "use_sliding_window");
@@ -203,6 +213,26 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     m.sliding_layers.clear();
     return;
   }
+  // Whether SGLang applies the window at all is the model class's choice: only the classes that pass it to
+  // their attention layers (RadixAttention(sliding_window_size=...)) and report it to the model runner
+  // (get_attention_sliding_window_size, read by model_runner_components/load_model_utils.py
+  // resolve_sliding_window_size: FlashInfer's two wrapper sets follow from it) window anything. Checked in the
+  // 0.5.23 wheel: models/llama.py (LlamaForCausalLM, Phi3ForCausalLM), mistral.py (MistralForCausalLM is
+  // LlamaForCausalLM), mixtral.py, qwen2.py, qwen3.py, qwen2_moe.py and qwen3_moe.py never read the window:
+  // SGLang runs Mistral-7B's or a Qwen2 with use_sliding_window true on full attention, so attnbench does too
+  // (window_ignored records it). Any other class that would window: refused, its rule not modelled.
+  if (kFullAttentionArchitectures.count(m.architecture)) {
+    m.window_ignored = *window;
+    m.sliding_window = -1;
+    m.sliding_layers.clear();
+    return;
+  }
+  if (!kWindowedArchitectures.count(m.architecture))
+    r.fail(tp + "sliding_window",
+           std::to_string(*window) + " on " + m.architecture + ": SGLang 0.5.23's window rule for this model class " +
+               "is not modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
+               "Gemma3ForConditionalGeneration and GptOssForCausalLM; Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 "
+               "run full attention in SGLang, as here)");
   m.sliding_window = *window;
   m.sliding_layers = shortest_period(windowed);
   if (m.sliding_layers.size() == 1 && m.sliding_layers[0]) m.sliding_layers.clear();  // every layer

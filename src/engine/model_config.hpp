@@ -25,8 +25,11 @@ struct ModelConfig {
   // Which layers are windowed, as a pattern repeated over the layers: layer l is windowed when
   // sliding_layers[l % size] (Gemma-3's sliding_window_pattern 6: five true, one false; GPT-OSS: true, false).
   // The config's per-layer list is kept at its shortest period (--layers takes at most num_layers: resolve_model).
-  // Empty: every layer is windowed (Mistral). Meaningful only when sliding_window > 0.
+  // Empty: every layer is windowed. Meaningful only when sliding_window > 0.
   std::vector<bool> sliding_layers;
+  // The config's sliding_window where SGLang's model class ignores it (Mistral-7B, a Qwen2 with
+  // use_sliding_window true: every layer runs full attention; engine/hf_config.cpp read_windows). -1: none.
+  int window_ignored = -1;
   bool has_sinks = false;       // learned attention-sink logits per head (GPT-OSS): the run's --sinks default
   // Gemma-2 / Gemma-3's query_pre_attn_scalar: SGLang's layer scaling is query_pre_attn_scalar**-0.5 there
   // (models/gemma2.py and gemma3_causal.py: self.scaling = config.query_pre_attn_scalar**-0.5), not

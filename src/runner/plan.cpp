@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <set>
 #include <type_traits>
 
@@ -33,6 +34,13 @@ template void reject_repeated(const std::vector<std::string>&, const std::string
 
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
   ModelConfig model = find_model_preset(name);
+  if (model.window_ignored > 0) {  // once per model and process: a user who wrote the window should know
+    static std::set<std::string> told;
+    if (told.insert(model.name).second)
+      std::cerr << "attnbench: note: " << printable(model.name) << ": sliding_window " << model.window_ignored
+                << " not applied: SGLang 0.5.23's " << printable(model.architecture)
+                << " takes no window (every layer runs full attention, one FlashInfer wrapper set)\n";
+  }
   if (m.layers < 0) throw InputError("--layers: must be positive (got " + std::to_string(m.layers) + ")");
   if (m.layers > model.num_layers)  // a model has the layers its config says (num_hidden_layers)
     throw InputError("--layers: " + std::to_string(m.layers) + " is more than the " +

@@ -124,8 +124,9 @@ TEST(HfConfig, RealConfigsFromTestsData) {
   EXPECT_EQ(mi.head_dim, 128) << "hidden_size 4096 / 32 heads";
   EXPECT_EQ(mi.num_kv_heads(), 8);
   EXPECT_EQ(mi.context_len, 32768);
-  EXPECT_EQ(mi.sliding_window, 4096);
-  EXPECT_EQ(windows(mi, 32), std::vector<int>(32, 4095)) << "every layer windowed";
+  EXPECT_FALSE(mi.has_sliding_window()) << "SGLang's MistralForCausalLM (models/llama.py) takes no window";
+  EXPECT_EQ(mi.window_ignored, 4096);
+  EXPECT_EQ(windows(mi, 32), std::vector<int>(32, -1)) << "every layer full attention, as SGLang runs it";
 
   const ModelConfig g = find_model_preset(kData + "gpt-oss-20b/config.json");
   EXPECT_EQ(g.name, "gpt-oss-20b");
@@ -164,39 +165,78 @@ TEST(HfConfig, RealConfigsFromTestsData) {
 }
 
 TEST(HfConfig, WindowForms) {
+  // The forms, on a model class that applies a window (GPT-OSS; Gemma-2 / Gemma-3 alike).
+  const std::string oss = R"("architectures": ["GptOssForCausalLM"], )";
   // Gemma-3: sliding_window_pattern N, every Nth layer global.
-  const ModelConfig p = parse(config(R"("sliding_window": 512, "sliding_window_pattern": 3)"));
+  const ModelConfig p = parse(config(oss + R"("sliding_window": 512, "sliding_window_pattern": 3)"));
   EXPECT_EQ(windows(p, 7), (std::vector<int>{511, 511, -1, 511, 511, -1, 511}));
   // layer_types, any pattern; kept as its shortest period.
   const ModelConfig t = parse(config(
-      R"("sliding_window": 64, "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+      oss + R"("sliding_window": 64, "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
   EXPECT_EQ(windows(t, 4), (std::vector<int>{-1, 63, 63, -1}));
   EXPECT_EQ(t.sliding_layers, (std::vector<bool>{false, true, true})) << "full, sliding, sliding, full: period 3";
   EXPECT_EQ(windows(t, 7), (std::vector<int>{-1, 63, 63, -1, 63, 63, -1})) << "--layers beyond the list repeats it";
   // layer_types wins over sliding_window_pattern, as transformers derives the one from the other.
   const ModelConfig tp = parse(config(
-      R"("sliding_window": 64, "sliding_window_pattern": 2, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+      oss + R"("sliding_window": 64, "sliding_window_pattern": 2, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
   EXPECT_EQ(windows(tp, 4), (std::vector<int>{63, 63, 63, -1}));
-  // Qwen2/3: use_sliding_window true windows the layers from max_window_layers on.
-  const ModelConfig q = parse(config(R"("sliding_window": 100, "use_sliding_window": true, "max_window_layers": 2)"));
+  // use_sliding_window true windows the layers from max_window_layers on ...
+  const ModelConfig q = parse(config(oss + R"("sliding_window": 100, "use_sliding_window": true, "max_window_layers": 2)"));
   EXPECT_EQ(windows(q, 4), (std::vector<int>{-1, -1, 99, 99}));
   // ... and false switches the window off whatever sliding_window, layer_types or the pattern say.
   const ModelConfig off = parse(config(
-      R"("sliding_window": 100, "use_sliding_window": false, "max_window_layers": 0, "sliding_window_pattern": 2)"));
+      oss + R"("sliding_window": 100, "use_sliding_window": false, "max_window_layers": 0, "sliding_window_pattern": 2)"));
   EXPECT_FALSE(off.has_sliding_window());
   EXPECT_EQ(windows(off, 4), std::vector<int>(4, -1));
-  // Mistral: sliding_window alone windows every layer; null is no window.
-  const ModelConfig all = parse(config(R"("sliding_window": 4096)"));
+  // sliding_window alone windows every layer; null is no window.
+  const ModelConfig all = parse(config(oss + R"("sliding_window": 4096)"));
   EXPECT_TRUE(all.sliding_layers.empty());
   EXPECT_EQ(windows(all, 4), std::vector<int>(4, 4095));
-  EXPECT_FALSE(parse(config(R"("sliding_window": null)")).has_sliding_window());
+  EXPECT_FALSE(parse(config(oss + R"("sliding_window": null)")).has_sliding_window());
   // A window no layer uses is no window (FlashInfer then builds one wrapper set).
   const ModelConfig none = parse(config(
-      R"("sliding_window": 64, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention"])"));
+      oss + R"("sliding_window": 64, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention"])"));
   EXPECT_FALSE(none.has_sliding_window());
   EXPECT_EQ(none.sliding_window, -1);
-  const ModelConfig beyond = parse(config(R"("sliding_window": 64, "use_sliding_window": true, "max_window_layers": 4)"));
+  const ModelConfig beyond = parse(config(oss + R"("sliding_window": 64, "use_sliding_window": true, "max_window_layers": 4)"));
   EXPECT_FALSE(beyond.has_sliding_window());
+}
+
+// SGLang 0.5.23 applies a config's window only in the model classes that pass it to their attention layers
+// (models/gemma2.py, gemma3_causal.py, gemma3_mm.py, gpt_oss.py); models/llama.py (Llama, Phi-3), mistral.py,
+// mixtral.py, qwen2.py, qwen3.py and the Qwen MoE files never read it: every layer runs full attention there, and
+// attnbench models it so (noting the ignored window); any other class that would window is refused.
+TEST(HfConfig, WindowsFollowSglangsModelClass) {
+  for (const char* arch : {"MistralForCausalLM", "LlamaForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM"}) {
+    SCOPED_TRACE(arch);
+    const ModelConfig m = parse(config(R"("architectures": [")" + std::string(arch) + R"("], "sliding_window": 4096)"));
+    EXPECT_FALSE(m.has_sliding_window());
+    EXPECT_EQ(m.window_ignored, 4096);
+    EXPECT_EQ(windows(m, 4), std::vector<int>(4, -1));
+  }
+  for (const char* arch : {"Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"}) {
+    SCOPED_TRACE(arch);
+    const ModelConfig on = parse(config(R"("architectures": [")" + std::string(arch) +
+                                        R"("], "sliding_window": 100, "use_sliding_window": true, "max_window_layers": 2)"));
+    EXPECT_FALSE(on.has_sliding_window()) << "use_sliding_window true: still full attention in SGLang";
+    EXPECT_EQ(on.window_ignored, 100);
+    const ModelConfig off = parse(config(R"("architectures": [")" + std::string(arch) +
+                                         R"("], "sliding_window": 100, "use_sliding_window": false, "max_window_layers": 2)"));
+    EXPECT_FALSE(off.has_sliding_window());
+    EXPECT_EQ(off.window_ignored, -1) << "the config itself says no window: nothing ignored";
+  }
+  // Malformed window keys are refused whatever the class (read before the class decides).
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["MistralForCausalLM"], "sliding_window": 0)")),
+                  "sliding_window: must be in [1, "));
+  // A class whose window rule attnbench does not model: exit 2 naming the key, when the config would window ...
+  const std::string err = parse_error(config(
+      R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+  EXPECT_TRUE(test::has(err, "sliding_window: 4096 on Cohere2ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled"))
+      << err;
+  // ... and accepted when nothing would be windowed.
+  EXPECT_FALSE(parse(config(R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": null)")).has_sliding_window());
+  EXPECT_FALSE(parse(config(
+      R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 64, "use_sliding_window": false)")).has_sliding_window());
 }
 
 TEST(HfConfig, DefaultsDtypesTextConfigAndTheAttnbenchKey) {
