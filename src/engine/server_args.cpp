@@ -101,7 +101,8 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
     fail("--tp-size: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
          std::to_string(m.num_kv_heads()) + ")");
   if (m.head_dim != 64 && m.head_dim != 128 && m.head_dim != 256)
-    fail("--model: head_dim " + std::to_string(m.head_dim) + " is not supported (64, 128 or 256)");
+    fail("--model " + m.name + ": head_dim " + std::to_string(m.head_dim) +
+         " is not supported (64, 128 or 256: the head sizes of the backends' kernels that attnbench models)");
 }
 
 }  // namespace attnbench

@@ -232,6 +232,21 @@ TEST(RealModels, Gemma2LogitCapIsDroppedAsSglangDropsIt) {
   EXPECT_EQ(checked, 8);
 }
 
+// Phi-3-mini (microsoft/Phi-3-mini-4k-instruct's published shape: hidden_size 3072 / 32 heads = head_dim 96):
+// a head size attnbench's kernels do not take is exit 2 naming the model, in every command.
+TEST(RealModels, UnsupportedHeadDimIsRefusedNamingTheModel) {
+  test::TempDir d;
+  test::write_file(d.file("phi-3-mini.json"), R"({"architectures": ["Phi3ForCausalLM"], "model_type": "phi3",
+      "hidden_size": 3072, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+      "max_position_embeddings": 4096, "sliding_window": 2047, "torch_dtype": "bfloat16"})");
+  for (const char* cmd : {"memory --device cpu", "validate --device cpu --quiet --mode decode --batch 1 --kv-len 64"}) {
+    SCOPED_TRACE(cmd);
+    const auto r = test::run_attnbench(std::string(cmd) + " --model " + d.file("phi-3-mini.json"), d);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("--model phi-3-mini: head_dim 96 is not supported (64, 128 or 256"), std::string::npos) << r.err;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     TestsData, RealModelValidate,
     ::testing::Values(ValidateRun{"qwen3-32b/config.json", "qwen3-32b", "--layers 2 --kv-len 100 --prefix-len 40"},
