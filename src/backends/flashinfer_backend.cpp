@@ -19,10 +19,12 @@ std::string indexed(const std::string& base, int i) { return base + "[" + std::t
 }  // namespace
 
 std::int64_t FlashInferBackend::float_workspace_bytes(const ModelConfig& model, const ServerArgs& args, ProcessEnv& env) {
-  // L389-399: these architectures raise the workspace (the ctor .set()s the environment variable).
+  // L389-399 (0.5.23: L421-431): these architectures raise the workspace (the ctor .set()s the environment
+  // variable). Exactly these: Qwen3's MoE class (Qwen3MoeForCausalLM: Qwen3-30B-A3B, Qwen3-235B-A22B) and Qwen2's
+  // (Qwen2MoeForCausalLM) are not in the list and keep the 384 MiB default.
   static const std::set<std::string> kLargeWorkspaceArchs = {
-      "Qwen2ForCausalLM",   "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "MiMoForCausalLM",
-      "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"};
+      "Qwen2ForCausalLM", "Qwen3ForCausalLM", "MiMoForCausalLM", "Qwen3VLForConditionalGeneration",
+      "Qwen3VLMoeForConditionalGeneration"};
   if (kLargeWorkspaceArchs.count(model.architecture))
     env.set_int("SGLANG_FLASHINFER_WORKSPACE_SIZE", 512 * MiB);
   if (args.enable_deterministic_inference)  // L419

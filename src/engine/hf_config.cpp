@@ -156,12 +156,9 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
   r.fail(key, "unknown dtype '" + printable(*s) + "' (expected bfloat16, float16 or float32)");
 }
 
-// Model classes of SGLang 0.5.23 that apply a config's window, as attnbench reads the window forms:
-// models/gemma2.py (even layers), gemma3_causal.py and gemma3_mm.py (sliding_window_pattern / layer_types),
-// gpt_oss.py (layer_types); each sets layer.sliding_window_size = config.sliding_window - 1.
-const std::set<std::string> kWindowedArchitectures = {"Gemma2ForCausalLM", "Gemma3ForCausalLM",
-                                                      "Gemma3ForConditionalGeneration", "GptOssForCausalLM"};
-// Model classes whose attention takes no window whatever the config says (no "window" in their files).
+// Model classes of SGLang 0.5.23 whose attention takes no window whatever the config says (no "window" in
+// their files). The classes that do and that attnbench models are in read_windows: models/gemma2.py,
+// gemma3_causal.py / gemma3_mm.py and gpt_oss.py, each setting layer.sliding_window_size = sliding_window - 1.
 const std::set<std::string> kFullAttentionArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
     "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"};
@@ -173,12 +170,12 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
   const std::optional<int> pattern = r.integer(tc, tp, "sliding_window_pattern", 1, INT_MAX);
   const std::optional<int> max_window_layers = r.integer(tc, tp, "max_window_layers", 0, INT_MAX);
   const json* types = ConfigReader::find(tc, "layer_types");
+  const std::size_t n = static_cast<std::size_t>(m.num_layers);
 
-  std::vector<bool> windowed(static_cast<std::size_t>(m.num_layers), true);
-  if (use && !*use) {
-    std::fill(windowed.begin(), windowed.end(), false);  // Qwen2/3: the window is off
-  } else if (types) {
-    if (!types->is_array() || types->size() != static_cast<std::size_t>(m.num_layers))
+  // The keys are checked whatever the class does with them (a malformed one is exit 2 on every class).
+  std::vector<bool> from_types;
+  if (types) {
+    if (!types->is_array() || types->size() != n)
       r.fail(tp + "layer_types", "must be a list of num_hidden_layers (" + std::to_string(m.num_layers) +
                                      ") layer types (got " + shown(*types) + ")");
     for (std::size_t i = 0; i < types->size(); ++i) {
@@ -187,52 +184,79 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
       if (!t.is_string()) r.fail(key, "must be a string (got " + shown(t) + ")");
       const std::string s = t.get<std::string>();
       if (s == "sliding_attention")
-        windowed[i] = true;
+        from_types.push_back(true);
       else if (s == "full_attention")
-        windowed[i] = false;
+        from_types.push_back(false);
       else
         r.fail(key, "unsupported layer type '" + printable(s) + "' (expected sliding_attention or full_attention)");
     }
-    const bool any = std::find(windowed.begin(), windowed.end(), true) != windowed.end();
+    const bool any = std::find(from_types.begin(), from_types.end(), true) != from_types.end();
     if (any && !window) r.fail(tp + "sliding_window", "missing, but layer_types has sliding_attention layers");
-  } else if (use && *use) {  // Qwen2/3 with the window on: layers from max_window_layers on are windowed
+  }
+  if (use && *use) {
     if (!max_window_layers) r.fail(tp + "max_window_layers", "missing (required with use_sliding_window true)");
     if (!window) r.fail(tp + "sliding_window", "missing (required with use_sliding_window true)");
-    for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = l >= *max_window_layers;
-  } else if (pattern) {  // Gemma-3: every Nth layer is global
-    for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = (l + 1) % *pattern != 0;
-  } else if (m.architecture == "Gemma2ForCausalLM") {
-    // Gemma-2's config.json states no pattern: its even layers are windowed, its odd layers global (the
-    // model's code, transformers' Gemma2 is_sliding = not layer_idx % 2 and SGLang's gemma2.py alike). Read
-    // as "every layer windowed" it would time half the layers with the wrong attention span.
-    for (int l = 0; l < m.num_layers; ++l) windowed[static_cast<std::size_t>(l)] = l % 2 == 0;
   }
-  const bool any = std::find(windowed.begin(), windowed.end(), true) != windowed.end();
-  if (!window || !any) {
+
+  // What the config says, read generically (as transformers' classes read these keys): use_sliding_window false
+  // switches the window off (Qwen2/3); layer_types names each layer; use_sliding_window true windows the layers
+  // from max_window_layers on; sliding_window_pattern N makes every Nth layer global; sliding_window alone
+  // windows every layer.
+  std::vector<bool> windowed(n, true);
+  if (use && !*use)
+    std::fill(windowed.begin(), windowed.end(), false);
+  else if (types)
+    windowed = from_types;
+  else if (use && *use)
+    for (std::size_t l = 0; l < n; ++l) windowed[l] = static_cast<int>(l) >= *max_window_layers;
+  else if (pattern)
+    for (std::size_t l = 0; l < n; ++l) windowed[l] = (l + 1) % static_cast<std::size_t>(*pattern) != 0;
+  auto none = [&] {
     m.sliding_window = -1;
     m.sliding_layers.clear();
-    return;
-  }
-  // Whether SGLang applies the window at all is the model class's choice: only the classes that pass it to
-  // their attention layers (RadixAttention(sliding_window_size=...)) and report it to the model runner
+  };
+  if (!window) return none();
+
+  // What SGLang does with it is the model class's choice: only the classes that pass a window to their attention
+  // layers (RadixAttention(sliding_window_size=...)) and report it to the model runner
   // (get_attention_sliding_window_size, read by model_runner_components/load_model_utils.py
   // resolve_sliding_window_size: FlashInfer's two wrapper sets follow from it) window anything. Checked in the
   // 0.5.23 wheel: models/llama.py (LlamaForCausalLM, Phi3ForCausalLM), mistral.py (MistralForCausalLM is
   // LlamaForCausalLM), mixtral.py, qwen2.py, qwen3.py, qwen2_moe.py and qwen3_moe.py never read the window:
   // SGLang runs Mistral-7B's or a Qwen2 with use_sliding_window true on full attention, so attnbench does too
   // (window_ignored records it). Any other class that would window: refused, its rule not modelled.
-  if (kFullAttentionArchitectures.count(m.architecture)) {
-    m.window_ignored = *window;
-    m.sliding_window = -1;
-    m.sliding_layers.clear();
-    return;
+  const std::string& arch = m.architecture;
+  const bool any_said = std::find(windowed.begin(), windowed.end(), true) != windowed.end();
+  if (kFullAttentionArchitectures.count(arch)) {
+    if (any_said) m.window_ignored = *window;
+    return none();
   }
-  if (!kWindowedArchitectures.count(m.architecture))
+  if (arch == "Gemma2ForCausalLM") {
+    // gemma2.py L173: use_sliding_window = layer_id % 2 == 0 and hasattr(config, "sliding_window"), whatever
+    // else the config says. Its config.json states no pattern; read as "every layer windowed" it would time
+    // half the layers with the wrong attention span (transformers' Gemma2 is_sliding = not layer_idx % 2 alike).
+    for (std::size_t l = 0; l < n; ++l) windowed[l] = l % 2 == 0;
+  } else if (arch == "Gemma3ForCausalLM" || arch == "Gemma3ForConditionalGeneration" || arch == "GptOssForCausalLM") {
+    // gemma3_causal.py L185 and gpt_oss.py L452 window the layers config.layer_types names, which transformers
+    // fills in when the file has none (Gemma-3 from sliding_window_pattern, default 6; GPT-OSS alternating).
+    // attnbench reads only what is written: without either key the window is refused, not guessed.
+    if (!types && !pattern)
+      r.fail(tp + "layer_types", "missing (required with a sliding_window on " + arch +
+                                     ": SGLang windows the layers config.layer_types names, which transformers "
+                                     "derives from sliding_window_pattern or a class default; write layer_types or "
+                                     "sliding_window_pattern)");
+    if (types)
+      windowed = from_types;
+    else
+      for (std::size_t l = 0; l < n; ++l) windowed[l] = (l + 1) % static_cast<std::size_t>(*pattern) != 0;
+  } else if (any_said) {
     r.fail(tp + "sliding_window",
-           std::to_string(*window) + " on " + m.architecture + ": SGLang 0.5.23's window rule for this model class " +
-               "is not modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
+           std::to_string(*window) + " on " + arch + ": SGLang 0.5.23's window rule for this model class is not " +
+               "modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
                "Gemma3ForConditionalGeneration and GptOssForCausalLM; Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 "
                "run full attention in SGLang, as here)");
+  }
+  if (std::find(windowed.begin(), windowed.end(), true) == windowed.end()) return none();
   m.sliding_window = *window;
   m.sliding_layers = shortest_period(windowed);
   if (m.sliding_layers.size() == 1 && m.sliding_layers[0]) m.sliding_layers.clear();  // every layer

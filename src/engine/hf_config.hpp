@@ -10,9 +10,10 @@
 //     use_sliding_window false (Qwen2/3: no window) or true with max_window_layers (layers >= it are windowed),
 //     sliding_window_pattern N (Gemma-3: every Nth layer is full attention),
 //     sliding_window alone (every layer is windowed), Gemma2ForCausalLM's even layers;
-//   applied as SGLang 0.5.23's model class applies them: on Gemma-2, Gemma-3 and GPT-OSS; ignored (every layer
-//   full attention, window_ignored set) on Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 / MoE, whose classes take
-//   no window; refused (exit 2) on any other class that would window, its rule not modelled
+//   applied as SGLang 0.5.23's model class applies them: Gemma-2 on its even layers, Gemma-3 and GPT-OSS on the
+//   layers layer_types (or Gemma-3's sliding_window_pattern) names, one of which is then required; ignored (every
+//   layer full attention, window_ignored set) on Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 / MoE, whose classes
+//   take no window; refused (exit 2) on any other class that would window, its rule not modelled
 //   architecture GptOssForCausalLM       -> has_sinks (GPT-OSS learns a sink logit per head; no config key)
 // A multimodal config's text_config (Gemma3ForConditionalGeneration) holds the attention keys; architectures,
 // model_type and the dtype are read at the top level first.

@@ -165,10 +165,11 @@ TEST(HfConfig, RealConfigsFromTestsData) {
 }
 
 TEST(HfConfig, WindowForms) {
-  // The forms, on a model class that applies a window (GPT-OSS; Gemma-2 / Gemma-3 alike).
+  // On the classes that window by config.layer_types (Gemma-3, GPT-OSS): layer_types, or Gemma-3's
+  // sliding_window_pattern N (every Nth layer global), from which transformers derives it.
+  const std::string g3 = R"("architectures": ["Gemma3ForCausalLM"], "query_pre_attn_scalar": 64, )";
   const std::string oss = R"("architectures": ["GptOssForCausalLM"], )";
-  // Gemma-3: sliding_window_pattern N, every Nth layer global.
-  const ModelConfig p = parse(config(oss + R"("sliding_window": 512, "sliding_window_pattern": 3)"));
+  const ModelConfig p = parse(config(g3 + R"("sliding_window": 512, "sliding_window_pattern": 3)"));
   EXPECT_EQ(windows(p, 7), (std::vector<int>{511, 511, -1, 511, 511, -1, 511}));
   // layer_types, any pattern; kept as its shortest period.
   const ModelConfig t = parse(config(
@@ -178,28 +179,28 @@ TEST(HfConfig, WindowForms) {
   EXPECT_EQ(windows(t, 7), (std::vector<int>{-1, 63, 63, -1, 63, 63, -1})) << "--layers beyond the list repeats it";
   // layer_types wins over sliding_window_pattern, as transformers derives the one from the other.
   const ModelConfig tp = parse(config(
-      oss + R"("sliding_window": 64, "sliding_window_pattern": 2, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+      g3 + R"("sliding_window": 64, "sliding_window_pattern": 2, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
   EXPECT_EQ(windows(tp, 4), (std::vector<int>{63, 63, 63, -1}));
-  // use_sliding_window true windows the layers from max_window_layers on ...
-  const ModelConfig q = parse(config(oss + R"("sliding_window": 100, "use_sliding_window": true, "max_window_layers": 2)"));
-  EXPECT_EQ(windows(q, 4), (std::vector<int>{-1, -1, 99, 99}));
-  // ... and false switches the window off whatever sliding_window, layer_types or the pattern say.
-  const ModelConfig off = parse(config(
-      oss + R"("sliding_window": 100, "use_sliding_window": false, "max_window_layers": 0, "sliding_window_pattern": 2)"));
-  EXPECT_FALSE(off.has_sliding_window());
-  EXPECT_EQ(windows(off, 4), std::vector<int>(4, -1));
-  // sliding_window alone windows every layer; null is no window.
-  const ModelConfig all = parse(config(oss + R"("sliding_window": 4096)"));
+  // Every layer sliding: sliding_layers empty.
+  const ModelConfig all = parse(config(
+      oss + R"("sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention"])"));
   EXPECT_TRUE(all.sliding_layers.empty());
   EXPECT_EQ(windows(all, 4), std::vector<int>(4, 4095));
-  EXPECT_FALSE(parse(config(oss + R"("sliding_window": null)")).has_sliding_window());
-  // A window no layer uses is no window (FlashInfer then builds one wrapper set).
+  // A window no layer uses is no window (FlashInfer then builds one wrapper set); null is no window.
   const ModelConfig none = parse(config(
       oss + R"("sliding_window": 64, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention"])"));
   EXPECT_FALSE(none.has_sliding_window());
   EXPECT_EQ(none.sliding_window, -1);
-  const ModelConfig beyond = parse(config(oss + R"("sliding_window": 64, "use_sliding_window": true, "max_window_layers": 4)"));
-  EXPECT_FALSE(beyond.has_sliding_window());
+  EXPECT_FALSE(parse(config(oss + R"("sliding_window": null)")).has_sliding_window());
+  // Without layer_types or a pattern those classes' window is refused, not guessed (transformers would fill in
+  // a class default: Gemma-3's pattern 6, GPT-OSS alternating).
+  for (const std::string& cls : {g3, oss})
+    EXPECT_TRUE(test::has(parse_error(config(cls + R"("sliding_window": 4096)")),
+                          "layer_types: missing (required with a sliding_window on "));
+  // use_sliding_window / max_window_layers (Qwen2 / 3's form) are read and checked on every class, and decide
+  // nothing on the windowed ones (their SGLang classes do not read them): see WindowsFollowSglangsModelClass.
+  EXPECT_TRUE(test::has(parse_error(config(oss + R"("sliding_window": 8, "use_sliding_window": true)")),
+                        "max_window_layers: missing (required with use_sliding_window true)"));
 }
 
 // SGLang 0.5.23 applies a config's window only in the model classes that pass it to their attention layers
@@ -399,11 +400,12 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
   EXPECT_EQ(g2.sliding_layers, (std::vector<bool>{true, false}));
   EXPECT_EQ(windows(g2, 4), (std::vector<int>{4095, -1, 4095, -1}));
   EXPECT_EQ(g2.dtype, DType::bf16) << "float32 Gemma runs as bfloat16";
-  // Its layer_types, where a newer config states them, win.
+  // SGLang's gemma2.py (L173: use_sliding_window = layer_id % 2 == 0 and hasattr(config, "sliding_window"))
+  // windows the even layers whatever layer_types says; so does attnbench.
   const ModelConfig g2t = parse(config(R"("architectures": ["Gemma2ForCausalLM"], "sliding_window": 16,
                                           "query_pre_attn_scalar": 64, "attn_logit_softcapping": null,
                                           "layer_types": ["full_attention", "full_attention", "full_attention", "sliding_attention"])"));
-  EXPECT_EQ(windows(g2t, 4), (std::vector<int>{-1, -1, -1, 15}));
+  EXPECT_EQ(windows(g2t, 4), (std::vector<int>{15, -1, 15, -1}));
 }
 
 // The attention scale and logit cap: query_pre_attn_scalar**-0.5 on Gemma-2 / Gemma-3 (SGLang's gemma2.py and

@@ -73,6 +73,9 @@ const RealModel kModels[] = {
     {"gemma-3-27b.json", "gemma-3-27b", 32, 16, 131072, true, false, 461979664},
     // Gemma-2: the scale and logit cap change no allocation (two wrapper sets for its windows, as GPT-OSS).
     {"gemma-2-9b.json", "gemma-2-9b", 16, 8, 8192, true, false, 461979664},
+    // Qwen3-30B-A3B: a Qwen class not in SGLang's 512 MiB list (Qwen2, Qwen3, MiMo, Qwen3-VL(-MoE) only:
+    // flashinfer_backend.py L421-431 of 0.5.23): the 384 MiB default, as Llama.
+    {"qwen3-30b-a3b.json", "qwen3-30b-a3b", 32, 4, 40960, false, false, 436518920},
     // Llama-3.1-70B at TP1 constructs FlashInfer exactly as Llama-3.1-8B does (sglang-backends.md section 8).
     {"llama-3.1-70b.json", "llama-3.1-70b", 64, 8, 131072, false, false, 436518920},
     // head_dim 64 with GQA 4, and a group of 3: the same FlashInfer construction (no window, not Qwen).
