@@ -203,6 +203,9 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
   // from max_window_layers on; sliding_window_pattern N makes every Nth layer global; sliding_window alone
   // windows every layer.
   std::vector<bool> windowed(n, true);
+  auto by_pattern = [&] {  // Gemma-3's sliding_window_pattern N: every Nth layer global
+    for (std::size_t l = 0; l < n; ++l) windowed[l] = (l + 1) % static_cast<std::size_t>(*pattern) != 0;
+  };
   if (use && !*use)
     std::fill(windowed.begin(), windowed.end(), false);
   else if (types)
@@ -210,7 +213,7 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
   else if (use && *use)
     for (std::size_t l = 0; l < n; ++l) windowed[l] = static_cast<int>(l) >= *max_window_layers;
   else if (pattern)
-    for (std::size_t l = 0; l < n; ++l) windowed[l] = (l + 1) % static_cast<std::size_t>(*pattern) != 0;
+    by_pattern();
   auto none = [&] {
     m.sliding_window = -1;
     m.sliding_layers.clear();
@@ -248,7 +251,7 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     if (types)
       windowed = from_types;
     else
-      for (std::size_t l = 0; l < n; ++l) windowed[l] = (l + 1) % static_cast<std::size_t>(*pattern) != 0;
+      by_pattern();
   } else if (any_said) {
     r.fail(tp + "sliding_window",
            std::to_string(*window) + " on " + arch + ": SGLang 0.5.23's window rule for this model class is not " +
