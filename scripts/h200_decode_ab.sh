@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A/B of the decode kernel on one H200, same process conditions: the working tree's kernels/cuda/decode_attention.cu
 # ("new") against another version of the file ("old", OLD=path), both built into build-h200 (the old one by
-# swapping the file and relinking attnbench), then the Llama-3.1-8B decode rows of configs/fp8-evidence.toml (fp8
-# e4m3) and configs/pr-evidence.toml (bf16) with graph timing, alternating old / new for ROUNDS rounds, and ncu
+# scripts/ab_relink.sh: the file swapped in, attnbench relinked, put back), then the Llama-3.1-8B decode rows of
+# configs/fp8-evidence.toml (fp8 e4m3) and configs/pr-evidence.toml (bf16) with graph timing, alternating old / new for ROUNDS rounds, and ncu
 # (--clock-control none) of two fp8 cases with each binary. Everything under $OUT, packed into one archive.
 # Usage (repository root on the device): OUT=... OLD=.carry/ab/decode_attention_old.cu scripts/h200_decode_ab.sh
 set -uo pipefail
@@ -17,11 +17,7 @@ STEPS=build OUT="$OUT/build" scripts/h200_ncu.sh > "$OUT/build.txt" 2>&1 || { ta
 P="${P:-$PWD/.carry/prefix}"
 export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cp build-h200/attnbench /tmp/ab-new
-cp kernels/cuda/decode_attention.cu /tmp/decode-new.cu
-cp "$OLD" kernels/cuda/decode_attention.cu
-ninja -C build-h200 attnbench > "$OUT/build-old.log" 2>&1 || { tail -20 "$OUT/build-old.log"; cp /tmp/decode-new.cu kernels/cuda/decode_attention.cu; exit 1; }
-cp build-h200/attnbench /tmp/ab-old
-cp /tmp/decode-new.cu kernels/cuda/decode_attention.cu
+scripts/ab_relink.sh kernels/cuda/decode_attention.cu "$OLD" attnbench /tmp/ab-old "$OUT/build-old.log" || exit 1
 stamp "built old and new"
 /tmp/ab-new env > "$OUT/env.txt" 2>&1
 for r in $(seq 1 "$ROUNDS"); do

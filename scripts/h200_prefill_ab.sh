@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A/B of the Hopper prefill kernel on one H200, same process conditions: the working tree's
 # kernels/cuda/prefill_hopper.cu ("new") against another version of the file ("old", OLD=path), both built into
-# the GPU test binary (the old one by swapping the file and relinking), then the kernels' TFLOP/s tables
-# (tests/gpu/prefill_attention_test.cpp's PrefillAttentionPerf, PERF_FILTER) alternating old / new for ROUNDS
+# the GPU test binary (the old one by scripts/ab_relink.sh: the file swapped in, relinked, put back), then the
+# kernels' TFLOP/s tables (tests/gpu/prefill_attention_test.cpp's PrefillAttentionPerf, PERF_FILTER) alternating
+# old / new for ROUNDS
 # rounds, and a side-by-side table of the best figure of each. Optionally (STAGES) the new kernel's prefill tests
 # and compute-sanitizer first (scripts/hopper_device_check.sh). Everything under $OUT, packed into one archive.
 # Usage (repository root on the device): OUT=... OLD=.carry/ab/prefill_hopper_old.cu scripts/h200_prefill_ab.sh
@@ -21,13 +22,7 @@ cat "$OUT/check/summary.txt" >> "$OUT/summary.txt"
 P="${P:-$PWD/.carry/prefix}"
 export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cp build-h200/attnbench_gpu_tests /tmp/ab-new
-cp kernels/cuda/prefill_hopper.cu /tmp/prefill-new.cu
-cp "$OLD" kernels/cuda/prefill_hopper.cu
-ninja -C build-h200 attnbench_gpu_tests > "$OUT/build-old.log" 2>&1
-rc=$?
-cp build-h200/attnbench_gpu_tests /tmp/ab-old
-cp /tmp/prefill-new.cu kernels/cuda/prefill_hopper.cu
-[ $rc -eq 0 ] || { tail -20 "$OUT/build-old.log"; exit 1; }
+scripts/ab_relink.sh kernels/cuda/prefill_hopper.cu "$OLD" attnbench_gpu_tests /tmp/ab-old "$OUT/build-old.log" || exit 1
 stamp "built old"
 for r in $(seq 1 "$ROUNDS"); do
   for v in old new; do
