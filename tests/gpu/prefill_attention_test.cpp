@@ -666,6 +666,27 @@ TEST(PrefillAttention, LargeWithPrefix) {
   run_case(c);
 }
 
+// Many more work items than SMs (several waves of CTAs): requests of unequal lengths (the short ones' late
+// q_tiles are empty items the kernel must skip), prefixes, GQA 4 (32 tokens per item); by block table (TMA tiles,
+// page 64) and by token indices with a window and sinks (16-byte copies). Written for the persistent grids that
+// walked several items per CTA (results/h200/hopper/persistent/), kept for the mixed lengths.
+TEST(PrefillAttention, ManyItemsMixedRequests) {
+  SKIP_WITHOUT_GPU();
+  for (KvAddressing addr : {KvAddressing::block_table, KvAddressing::token_indices}) {
+    Case c = base_case(std::string("many_items_") + addressing_name(addr), addr, {2500, 17, 1200, 2300},
+                       {0, 400, 1000, 5});
+    c.hq = 8;
+    c.hkv = 2;
+    c.page_size = 64;
+    if (addr == KvAddressing::token_indices) {
+      c.window_left = 300;
+      c.sinks = true;
+    }
+    c.seed = 9;
+    run_case(c);
+  }
+}
+
 TEST(PrefillAttention, GraphReplayEqualsEager) {
   SKIP_WITHOUT_GPU();
   Case c = base_case("graph", KvAddressing::block_table, {300, 129, 1}, {64, 0, 500});
