@@ -130,8 +130,14 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
   if (skip_prefill_ && mode != ForwardMode::decode) return Support::no("skip_prefill backend runs decode only");
   if (mode == ForwardMode::extend && cuda_graph)
     return Support::no("SGLang captures decode and verify only; extend runs eagerly");
+  // Verify on a windowed model: update_sliding_window trims wrapper 0's keys to the last min(seq_len, window) of
+  // each request (kv_start_idx = seq_lens - paged_kernel_lens, L2046-2058, window_left -1 with a spec_info), but
+  // the EAGLE branch of call_begin_forward does not pass kv_start_idx on (only DFLASH does, L2271-2293), and
+  // EagleVerifyInput.generate_attn_arg_prefill gathers each row from slot 0 (eagle_info.py L90-133) with a tree
+  // mask sized for the untrimmed lengths. Past the window that reads the wrong keys; within it, it equals the
+  // causal verify. attnbench does not model either: the row is skipped with this reading.
   if (mode == ForwardMode::target_verify && model_runner_.model_config.has_sliding_window())
-    return Support::no("verify with a sliding window (tree mask + window) is not modelled for flashinfer");
+    return Support::no("SGLang's FlashInfer EAGLE verify on a windowed layer reads each request's first min(seq_len, window) + N cache slots, not its last window (no kv_start_idx; 0.5.23: flashinfer_backend.py L2284-2293, eagle_info.py L90-133): not modelled");
   const float cap = model_runner_.model_config.attn_logit_cap;
   if (cap > 0.0f && !applies_logit_cap()) {
     std::ostringstream os;

@@ -381,6 +381,12 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (const json* chunk = ConfigReader::find(tc, "attention_chunk_size"))
     r.fail(tp + "attention_chunk_size", shown(*chunk) + ": chunked local attention (" + m.architecture +
                                             ") is not modelled");
+  // Encoder-decoder models (SGLang 0.5.23's is_encoder_decoder_model, configs/model_config.py L2540: Whisper,
+  // Mllama, MossVL) run cross-attention layers over the encoder's states, for which FlashInfer keeps a second
+  // wrapper set (flashinfer_backend.py L414, CROSS_ATTENTION); attnbench's cases and kernels are self-attention.
+  for (const char* ed : {"WhisperForConditionalGeneration", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration"})
+    if (m.architecture == ed)
+      r.fail("architectures", m.architecture + ": an encoder-decoder model (cross-attention layers) is not modelled");
   m.num_layers = r.required_integer(tc, tp, "num_hidden_layers", 1, 1024);
   m.num_attention_heads = r.required_integer(tc, tp, "num_attention_heads", 1, 1024);
   m.num_key_value_heads = r.integer(tc, tp, "num_key_value_heads", 1, 1024).value_or(m.num_attention_heads);

@@ -26,7 +26,7 @@ const std::string kKit = kData + "sglang-kit/";
 // Skip reasons SGLang 0.5.23 itself gives (or the modelled limits attnbench states): a row may be skipped only
 // for one of these.
 const char* const kFlashinferSinks = "SGLang's FlashInfer backend does not pass attention sinks to its kernels";
-const char* const kFlashinferSwaVerify = "verify with a sliding window (tree mask + window) is not modelled for flashinfer";
+const char* const kFlashinferSwaVerify = "SGLang's FlashInfer EAGLE verify on a windowed layer reads each request's first min(seq_len, window) + N cache slots, not its last window (no kv_start_idx; 0.5.23: flashinfer_backend.py L2284-2293, eagle_info.py L90-133): not modelled";
 
 struct Shape {
   const char* name;     // SGLang's case name (or a short description)

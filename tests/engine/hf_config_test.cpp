@@ -391,6 +391,14 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
             "--model m.json: text_config.attention_chunk_size: 8192: chunked local attention "
             "(Llama4ForConditionalGeneration) is not modelled");
 
+  // Llama-3.2-11B-Vision (Mllama): cross-attention layers, which SGLang gives FlashInfer's second wrapper set.
+  EXPECT_EQ(parse_error(R"({"architectures": ["MllamaForConditionalGeneration"], "model_type": "mllama",
+                            "text_config": {"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+                            "num_hidden_layers": 40, "max_position_embeddings": 131072,
+                            "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]}, "torch_dtype": "bfloat16"})"),
+            "--model m.json: architectures: MllamaForConditionalGeneration: an encoder-decoder model "
+            "(cross-attention layers) is not modelled");
+
   // Gemma-2 9B's config.json: sliding_window 4096 and no pattern: even layers windowed, odd layers global.
   const ModelConfig g2 = parse(R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584,
                                    "head_dim": 256, "num_attention_heads": 16, "num_key_value_heads": 8,

@@ -145,7 +145,7 @@ std::string expected_skip(const std::string& model, const ResultRow& row) {
   if (model == "gpt-oss-20b") return "SGLang's FlashInfer backend does not pass attention sinks to its kernels";
   if (row.case_id.rfind("verify/", 0) == 0 && model != "qwen3-32b" && model != "llama-3.1-70b" &&
       model != "mistral-7b-v0.1")  // the windowed ones (Mistral's window: not applied, as in SGLang)
-    return "verify with a sliding window (tree mask + window) is not modelled for flashinfer";
+    return "SGLang's FlashInfer EAGLE verify on a windowed layer reads each request's first min(seq_len, window) + N cache slots, not its last window (no kv_start_idx; 0.5.23: flashinfer_backend.py L2284-2293, eagle_info.py L90-133): not modelled";
   return "";
 }
 
