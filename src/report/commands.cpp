@@ -17,7 +17,9 @@
 namespace attnbench {
 
 int run_compare_command(const CompareCliOptions& o, std::ostream& out, const BackendCatalog& catalog) {
-  const CompareOptions& opt = o.gate;
+  CompareOptions opt = o.gate;
+  opt.bit_identical_a = catalog.change.baseline;
+  opt.bit_identical_b = catalog.change.candidate;
   // NaN compares false with everything: --max-slowdown nan would let every slowdown through, --min-effect nan
   // would call every change "same". Both gates must be finite.
   if (!(opt.max_slowdown >= 0 && std::isfinite(opt.max_slowdown)))

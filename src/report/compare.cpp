@@ -268,8 +268,19 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
   else if (a.ref_pass == true && !b.ref_pass && b.status == RowStatus::ok)
     p.failures.push_back(key + ": ref_pass 1 -> empty: NEW ran no reference check where BASE passed one");
   const std::set<std::string> ea = bitwise_equal_names(a.bitwise_equal_to), eb = bitwise_equal_names(b.bitwise_equal_to);
-  for (const std::string& name : ea)
-    if (!eb.count(name)) p.correctness.push_back("bitwise_equal_to lost " + name);
+  const auto must_match = [&](const std::string& name) {
+    return !opt.bit_identical_a.empty() &&
+           ((a.backend == opt.bit_identical_a && name == opt.bit_identical_b) ||
+            (a.backend == opt.bit_identical_b && name == opt.bit_identical_a));
+  };
+  for (const std::string& name : ea) {
+    if (eb.count(name)) continue;
+    p.correctness.push_back("bitwise_equal_to lost " + name);
+    // Only where NEW's row is ok: a row that became failed / skipped already fails above.
+    if (must_match(name) && b.status == RowStatus::ok)
+      p.failures.push_back(key + ": no longer bit-identical to " + name + " (it was in BASE): " + a.backend + " and " +
+                           name + " must give the same output");
+  }
   for (const std::string& name : eb)
     if (!ea.count(name)) p.correctness.push_back("bitwise_equal_to gained " + name);
   return p;
@@ -359,7 +370,8 @@ Counts count(const CompareResult& r) {
     if (std::any_of(p.failures.begin(), p.failures.end(), [](const std::string& f) {
           return f.find("status ok ->") != std::string::npos ||
                  f.find("ref_pass 1 -> 0") != std::string::npos || f.find("ref_pass 0 in") != std::string::npos ||
-                 f.find("ref_pass 1 -> empty") != std::string::npos;
+                 f.find("ref_pass 1 -> empty") != std::string::npos ||
+                 f.find("no longer bit-identical") != std::string::npos;
         }))
       ++c.correctness_regressions;
   }

@@ -42,6 +42,10 @@ struct CompareOptions {
   bool allow_env_mismatch = false;     // compare results from different GPUs / drivers anyway
   bool allow_version_mismatch = false; // compare rows that model different SGLang releases anyway
   bool strict = false;                 // a pair with too few samples for a verdict fails (else: a warning)
+  // Two backends whose outputs must stay bit-identical (design: trtllm_mha vs trtllm_mha_legacy, "no behavioural
+  // change"; the command fills it from the catalog's change): a pair whose BASE row was bit-identical to the
+  // other and whose NEW row is not fails the gate. Empty names: no such pair.
+  std::string bit_identical_a, bit_identical_b;
 };
 
 // One memory column of a pair: both values present, new - base in bytes.

@@ -517,6 +517,12 @@ std::string result_row_domain_error(const ResultRow& row) {
         return std::string("ref_pass 1 with ") + name +
                " empty: a reference pass of an ok row needs both ref_max_abs_err and ref_rel_l2_err (attnbench "
                "writes ref_pass 0 beside an error that is not a number)";
+  // ... and none of its elements outside the tolerance (ErrorStats::pass: no mismatch, no NaN).
+  if (row.status == RowStatus::ok && row.ref_pass == true && row.ref_mismatch_frac && *row.ref_mismatch_frac > 0)
+    return "ref_pass 1 with ref_mismatch_frac " + number_text(*row.ref_mismatch_frac) +
+           ": a reference pass has no element outside the tolerance";
+  if (row.ref_mismatch_frac && *row.ref_mismatch_frac > 1)
+    return "ref_mismatch_frac " + number_text(*row.ref_mismatch_frac) + " is above 1 (a fraction of the elements)";
   // Across columns: an ok row that took samples has a positive median (a gate that meets an ok row without one
   // has no latency to judge and would call it n/a, a pass), and the step statistics are in order. A median
   // outside its own p10-p90 (1e308 between 273 and 318) would otherwise read as "ambiguous": a pass.

@@ -173,13 +173,36 @@ TEST(CompareGate, CorrectnessRegressionsFail) {
   EXPECT_EQ(r.pairs[2].verdict, "n/a");
   EXPECT_EQ(r.pairs[2].correctness.at(0), "status ok -> oom");
 
-  // Losing bit-identity is reported, not a gate failure.
+  // Losing bit-identity is reported; by itself it is not a gate failure...
   now = base;
   now.rows[1].bitwise_equal_to = "";
   r = compare_results(base, now);
   EXPECT_FALSE(r.failed);
   ASSERT_EQ(r.pairs[1].correctness.size(), 1u);
   EXPECT_EQ(r.pairs[1].correctness[0], "bitwise_equal_to lost trtllm_mha_legacy");
+  // ... except between the two backends that must stay bit-identical (the change under test: design's "no
+  // behavioural change"), named from either side.
+  CompareOptions must;
+  must.bit_identical_a = "trtllm_mha_legacy";
+  must.bit_identical_b = "trtllm_mha";
+  r = compare_results(base, now, must);
+  EXPECT_TRUE(r.failed);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("no longer bit-identical to trtllm_mha_legacy"), std::string::npos) << r.failures[0];
+  std::swap(must.bit_identical_a, must.bit_identical_b);
+  EXPECT_TRUE(compare_results(base, now, must).failed);
+  // Another backend losing its equality to trtllm_mha_legacy stays a report.
+  ResultSet base_fi = base, now_fi = base;
+  base_fi.rows[0].bitwise_equal_to = "trtllm_mha_legacy";
+  now_fi.rows[0].bitwise_equal_to = "";
+  EXPECT_FALSE(compare_results(base_fi, now_fi, must).failed);
+  // A row that became failed fails once, for its status, not again for its lost equality.
+  now = base;
+  now.rows[1].bitwise_equal_to = "";
+  now.rows[1].status = RowStatus::failed;
+  r = compare_results(base, now, must);
+  EXPECT_TRUE(r.failed);
+  for (const std::string& f : r.failures) EXPECT_EQ(f.find("bit-identical"), std::string::npos) << f;
 }
 
 TEST(CompareGate, MissingRowFailsOnlyInNewIsReported) {
@@ -710,6 +733,25 @@ TEST(CompareGolden, TableMarkdownCsvJson) {
   test::expect_golden("compare-same.md", same_md.str());
   test::expect_golden("compare-same.csv", same_csv.str());
 }
+
+// The command wires the catalog's change into the gate: the binary fails a NEW whose trtllm_mha row lost its
+// bit-identity to trtllm_mha_legacy, and passes the same files otherwise.
+TEST(CompareCli, LeanLosingLegacyBitIdentityFailsTheGate) {
+  test::TempDir d;
+  const ResultSet base = three_row_set();
+  ResultSet now = base;
+  now.rows[1].bitwise_equal_to = "";
+  const std::string b = d.file("base.json"), n = d.file("new.json");
+  write_results_json(b, base.environment, "attnbench run", base.rows);
+  write_results_json(n, now.environment, "attnbench run", now.rows);
+  const auto same = test::run_attnbench("compare " + b + " " + b, d);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  const auto lost = test::run_attnbench("compare " + b + " " + n, d);
+  EXPECT_EQ(lost.exit_code, 1) << lost.out;
+  EXPECT_NE(lost.err.find("no longer bit-identical to trtllm_mha_legacy"), std::string::npos) << lost.err;
+  EXPECT_NE(lost.out.find("1 correctness regressions"), std::string::npos) << lost.out;
+}
+
 
 }  // namespace
 }  // namespace attnbench

@@ -310,6 +310,16 @@ TEST_F(ResultsCsvFiles, APassWithoutItsErrorFiguresIsRefused) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), read_error(rel));
   }
+  // A pass with elements outside the tolerance contradicts itself (ErrorStats::pass: no mismatch); a fraction
+  // above 1 is no fraction. A failed check with mismatches stays readable.
+  const std::string mism = write_file("mism.csv", h + with({{"ref_mismatch_frac", "0.25"}}) + "\n");
+  EXPECT_EQ(read_error(mism), "results " + mism + " line 2: ref_pass 1 with ref_mismatch_frac 0.25: a reference pass "
+                                                   "has no element outside the tolerance");
+  const std::string over = write_file("over.csv", h + with({{"ref_mismatch_frac", "1.5"}, {"ref_pass", "0"}}) + "\n");
+  EXPECT_EQ(read_error(over), "results " + over + " line 2: ref_mismatch_frac 1.5 is above 1 (a fraction of the elements)");
+  const std::string failed = write_file("failed.csv", h + with({{"ref_mismatch_frac", "0.25"}, {"ref_pass", "0"}}) + "\n");
+  ASSERT_EQ(read_results_csv(failed).size(), 1u);
+  EXPECT_EQ(read_results_csv(failed)[0].ref_mismatch_frac, std::optional<double>(0.25));
   // What stays readable: ref_pass 0 or empty beside empty errors; a failed row that kept its ref_pass 1.
   const std::string zero = write_file("zero.csv", h + with({{"ref_max_abs_err", ""}, {"ref_rel_l2_err", ""}, {"ref_pass", "0"}, {"backend", "a"}}) + "\n" +
                                                   with({{"ref_max_abs_err", ""}, {"ref_rel_l2_err", ""}, {"ref_pass", ""}, {"backend", "b"}}) + "\n" +
