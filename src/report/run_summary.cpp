@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace attnbench {
@@ -31,6 +32,20 @@ void print_run_table(std::ostream& out, const std::vector<ResultRow>& rows) {
         << (r.ref_max_abs_err ? fmt(r.ref_max_abs_err, 5) : std::string("-")) << std::setw(5)
         << (r.ref_pass ? (*r.ref_pass ? "pass" : "FAIL") : "-") << "  " << r.bitwise_equal_to << "\n";
   }
+}
+
+std::vector<const ResultRow*> bit_identity_breaks(const std::vector<ResultRow>& rows, const std::string& baseline,
+                                                  const std::string& candidate) {
+  std::vector<const ResultRow*> breaks;
+  if (baseline.empty() || candidate.empty()) return breaks;
+  std::set<std::pair<std::string, std::string>> baseline_ok;  // (case_id, timing)
+  for (const ResultRow& b : rows)
+    if (b.backend == baseline && b.status == RowStatus::ok) baseline_ok.insert({b.case_id, b.timing});
+  for (const ResultRow& c : rows)
+    if (c.backend == candidate && c.status == RowStatus::ok && baseline_ok.count({c.case_id, c.timing}) &&
+        !bitwise_equal_names(c.bitwise_equal_to).count(baseline))
+      breaks.push_back(&c);
+  return breaks;
 }
 
 }  // namespace attnbench

@@ -210,7 +210,15 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   if (earlier_bad > 0)
     std::cerr << "attnbench: --resume: " << earlier_bad << " row(s) written earlier in " << printable(files.csv)
               << " failed (failed, oom or a reference failure)\n";
-  return sum.all_good() && earlier_bad == 0 ? 0 : 1;
+  // The change under test must give its baseline's output bit for bit (design: "no behavioural change"); rows
+  // where it did not are ok rows (each passed its reference check) but the run's verdict on the change fails.
+  const BackendChange change = backend_catalog().change;
+  const std::vector<const ResultRow*> breaks = bit_identity_breaks(rows, change.baseline, change.candidate);
+  if (!breaks.empty())
+    std::cerr << "attnbench: " << change.candidate << " is not bit-identical to " << change.baseline << " in "
+              << breaks.size() << " row(s), first " << printable(breaks.front()->case_id) << " "
+              << breaks.front()->timing << " (the two must give the same output)\n";
+  return sum.all_good() && earlier_bad == 0 && breaks.empty() ? 0 : 1;
 }
 
 }  // namespace attnbench
