@@ -3,8 +3,7 @@
 # kernels/cuda/prefill_hopper.cu ("new") against another version of the file ("old", OLD=path), both built into
 # the GPU test binary (the old one by scripts/ab_relink.sh: the file swapped in, relinked, put back), then the
 # kernels' TFLOP/s tables (tests/gpu/prefill_attention_test.cpp's PrefillAttentionPerf, PERF_FILTER) alternating
-# old / new for ROUNDS
-# rounds, and a side-by-side table of the best figure of each. Optionally (STAGES) the new kernel's prefill tests
+# old / new for ROUNDS rounds, and a side-by-side table (every round's figure, the ratio of the best). Optionally (STAGES) the new kernel's prefill tests
 # and compute-sanitizer first (scripts/hopper_device_check.sh). Everything under $OUT, packed into one archive.
 # Usage (repository root on the device): OUT=... OLD=.carry/ab/prefill_hopper_old.cu scripts/h200_prefill_ab.sh
 set -uo pipefail

@@ -39,7 +39,9 @@
 // (TMA loads, the default; results/h200/hopper/v3-tma/) 541-671 on the Llama shape; with split K / V rings at
 // head_dim 256 (results/h200/hopper/split-kv-rings/) Gemma-3-12B 456-720 (window 1024: 437-527). What limits it
 // now (ncu, Llama b=4 x 4096): each CTA's prologue (Q load, barrier set-up) and epilogue (O through shared
-// memory) with no overlap with a neighbour's main loop, ~9 % of the samples; a persistent schedule is the lead.
+// memory) with no overlap with a neighbour's main loop, ~9 % of the samples. Two persistent grids that overlap
+// them (results/h200/hopper/persistent/) measured no faster: the per-item cost left is the consumers' pipeline
+// ramp (an item's first Q K^T with no P V beside it, its last P V with no Q K^T).
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element

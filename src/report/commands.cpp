@@ -18,8 +18,7 @@ namespace attnbench {
 
 int run_compare_command(const CompareCliOptions& o, std::ostream& out, const BackendCatalog& catalog) {
   CompareOptions opt = o.gate;
-  opt.bit_identical_a = catalog.change.baseline;
-  opt.bit_identical_b = catalog.change.candidate;
+  opt.must_stay_identical = catalog.change;
   // NaN compares false with everything: --max-slowdown nan would let every slowdown through, --min-effect nan
   // would call every change "same". Both gates must be finite.
   if (!(opt.max_slowdown >= 0 && std::isfinite(opt.max_slowdown)))

@@ -238,11 +238,16 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
     p.memory.push_back(d);
   }
 
+  // Correctness failures (status, reference check, bit-identity) are counted apart in the summary.
+  const auto fail_correctness = [&p](const std::string& why) {
+    p.failures.push_back(why);
+    p.correctness_regression = true;
+  };
   if (a.status != b.status) {
     p.correctness.push_back(std::string("status ") + row_status_name(a.status) + " -> " + row_status_name(b.status));
     // ok -> anything else: NEW lost the evidence BASE had (a skipped row measures nothing).
     if (a.status == RowStatus::ok)
-      p.failures.push_back(key + ": status ok -> " + row_status_name(b.status) + (b.note.empty() ? "" : " (" + printable(b.note) + ")"));
+      fail_correctness(key + ": status ok -> " + row_status_name(b.status) + (b.note.empty() ? "" : " (" + printable(b.note) + ")"));
   }
   if (a.ref_pass != b.ref_pass) {
     const auto s = [](const std::optional<bool>& v) {
@@ -256,30 +261,30 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
   };
   const bool base_failed = a.ref_pass == false, new_failed = b.ref_pass == false;
   if (new_failed && a.ref_pass == true)
-    p.failures.push_back(key + ": ref_pass 1 -> 0 (max abs error " + err(b) + ")");
+    fail_correctness(key + ": ref_pass 1 -> 0 (max abs error " + err(b) + ")");
   else if (base_failed && new_failed)
-    p.failures.push_back(key + ": ref_pass 0 in BASE and NEW: both failed the reference check (max abs error " +
-                         err(a) + " and " + err(b) + ")");
+    fail_correctness(key + ": ref_pass 0 in BASE and NEW: both failed the reference check (max abs error " +
+                     err(a) + " and " + err(b) + ")");
   else if (base_failed)
-    p.failures.push_back(key + ": ref_pass 0 in BASE: the baseline failed the reference check (max abs error " +
-                         err(a) + "), so it is no evidence");
+    fail_correctness(key + ": ref_pass 0 in BASE: the baseline failed the reference check (max abs error " +
+                     err(a) + "), so it is no evidence");
   else if (new_failed)
-    p.failures.push_back(key + ": ref_pass 0 in NEW (max abs error " + err(b) + ")");
+    fail_correctness(key + ": ref_pass 0 in NEW (max abs error " + err(b) + ")");
   else if (a.ref_pass == true && !b.ref_pass && b.status == RowStatus::ok)
-    p.failures.push_back(key + ": ref_pass 1 -> empty: NEW ran no reference check where BASE passed one");
+    fail_correctness(key + ": ref_pass 1 -> empty: NEW ran no reference check where BASE passed one");
   const std::set<std::string> ea = bitwise_equal_names(a.bitwise_equal_to), eb = bitwise_equal_names(b.bitwise_equal_to);
+  const BackendChange& change = opt.must_stay_identical;
   const auto must_match = [&](const std::string& name) {
-    return !opt.bit_identical_a.empty() &&
-           ((a.backend == opt.bit_identical_a && name == opt.bit_identical_b) ||
-            (a.backend == opt.bit_identical_b && name == opt.bit_identical_a));
+    return !change.baseline.empty() && ((a.backend == change.baseline && name == change.candidate) ||
+                                        (a.backend == change.candidate && name == change.baseline));
   };
   for (const std::string& name : ea) {
     if (eb.count(name)) continue;
     p.correctness.push_back("bitwise_equal_to lost " + name);
     // Only where NEW's row is ok: a row that became failed / skipped already fails above.
     if (must_match(name) && b.status == RowStatus::ok)
-      p.failures.push_back(key + ": no longer bit-identical to " + name + " (it was in BASE): " + a.backend + " and " +
-                           name + " must give the same output");
+      fail_correctness(key + ": no longer bit-identical to " + name + " (it was in BASE): " + a.backend + " and " +
+                       name + " must give the same output");
   }
   for (const std::string& name : eb)
     if (!ea.count(name)) p.correctness.push_back("bitwise_equal_to gained " + name);
@@ -367,13 +372,7 @@ Counts count(const CompareResult& r) {
                     [&](const MemoryDelta& d) { return d.delta() > r.options.max_memory_growth; }))
       ++c.memory_growth;
     if (!p.correctness.empty()) ++c.correctness_changes;
-    if (std::any_of(p.failures.begin(), p.failures.end(), [](const std::string& f) {
-          return f.find("status ok ->") != std::string::npos ||
-                 f.find("ref_pass 1 -> 0") != std::string::npos || f.find("ref_pass 0 in") != std::string::npos ||
-                 f.find("ref_pass 1 -> empty") != std::string::npos ||
-                 f.find("no longer bit-identical") != std::string::npos;
-        }))
-      ++c.correctness_regressions;
+    if (p.correctness_regression) ++c.correctness_regressions;
   }
   return c;
 }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/stats.hpp"
+#include "report/backend_catalog.hpp"
 #include "report/results_io.hpp"
 
 namespace attnbench {
@@ -42,10 +43,10 @@ struct CompareOptions {
   bool allow_env_mismatch = false;     // compare results from different GPUs / drivers anyway
   bool allow_version_mismatch = false; // compare rows that model different SGLang releases anyway
   bool strict = false;                 // a pair with too few samples for a verdict fails (else: a warning)
-  // Two backends whose outputs must stay bit-identical (design: trtllm_mha vs trtllm_mha_legacy, "no behavioural
-  // change"; the command fills it from the catalog's change): a pair whose BASE row was bit-identical to the
-  // other and whose NEW row is not fails the gate. Empty names: no such pair.
-  std::string bit_identical_a, bit_identical_b;
+  // The change under test, whose two backends must stay bit-identical (design: "no behavioural change"; the
+  // command fills it from the catalog): a pair whose BASE row was bit-identical to the other backend and whose
+  // NEW row is not fails the gate. Empty names: no such pair.
+  BackendChange must_stay_identical;
 };
 
 // One memory column of a pair: both values present, new - base in bytes.
@@ -75,6 +76,7 @@ struct PairResult {
   std::vector<std::string>
       correctness;                    // "ref_pass 1 -> 0", "status ok -> failed", "bitwise_equal_to lost X"
   std::vector<std::string> failures;  // why this pair fails the gate (empty = passes)
+  bool correctness_regression = false;  // one of them is about correctness (status, reference check, bit-identity)
 };
 
 struct CompareResult {

@@ -34,8 +34,8 @@ void print_run_table(std::ostream& out, const std::vector<ResultRow>& rows) {
   }
 }
 
-std::vector<const ResultRow*> bit_identity_breaks(const std::vector<ResultRow>& rows, const std::string& baseline,
-                                                  const std::string& candidate) {
+std::vector<const ResultRow*> bit_identity_breaks(const std::vector<ResultRow>& rows, const BackendChange& change) {
+  const std::string &baseline = change.baseline, &candidate = change.candidate;
   std::vector<const ResultRow*> breaks;
   if (baseline.empty() || candidate.empty()) return breaks;
   std::set<std::pair<std::string, std::string>> baseline_ok;  // (case_id, timing)

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -183,13 +184,12 @@ TEST(CompareGate, CorrectnessRegressionsFail) {
   // ... except between the two backends that must stay bit-identical (the change under test: design's "no
   // behavioural change"), named from either side.
   CompareOptions must;
-  must.bit_identical_a = "trtllm_mha_legacy";
-  must.bit_identical_b = "trtllm_mha";
+  must.must_stay_identical = {"trtllm_mha_legacy", "trtllm_mha"};
   r = compare_results(base, now, must);
   EXPECT_TRUE(r.failed);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_NE(r.failures[0].find("no longer bit-identical to trtllm_mha_legacy"), std::string::npos) << r.failures[0];
-  std::swap(must.bit_identical_a, must.bit_identical_b);
+  std::swap(must.must_stay_identical.baseline, must.must_stay_identical.candidate);
   EXPECT_TRUE(compare_results(base, now, must).failed);
   // Another backend losing its equality to trtllm_mha_legacy stays a report.
   ResultSet base_fi = base, now_fi = base;
