@@ -42,6 +42,9 @@ bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream);
 // block table with pages of >= 16 slots: a page, at most a tile), 0 where every tile takes 16-byte cp.async copies
 // (token indices, smaller pages, ATTNBENCH_HOPPER_VARIANT other than 3, no tensor-map encoder in the driver).
 int prefill_hopper_tma_box_rows(const AttentionParams& p);
+// Whether that launch would load Q and store O by TMA (variant 3, the query heads per KV head dividing 64: a consumer
+// warpgroup's 64 rows are then whole tokens), else 16-byte copies and stores.
+bool prefill_hopper_q_by_tma(const AttentionParams& p);
 void launch_merge_state(const MergeStateParams& p, void* stream);       // kernels/cuda/merge_state.cu
 void launch_fill_uniform(const FillParams& p, void* stream);            // kernels/cuda/fill.cu
 void launch_copy_rows(const CopyRowsParams& p, void* stream);           // kernels/cuda/copy_rows.cu

@@ -18,7 +18,10 @@
 //     copies, keys past the request zero-filled, signalled by cp.async.mbarrier.arrive.noinc (count 128). It
 //     waits on a stage's `empty` mbarrier (count 256: every consumer thread) before reusing it: a joint stage or
 //     a V stage is released once its P V has completed, a K stage of split rings once its Q K^T has.
-//   - Consumers: Q (64 rows) is copied once into the warpgroup's own swizzled tile. Per KV tile: S = Q K^T by
+//   - Q: each consumer warpgroup's 64 rows land once in its own swizzled tile, by TMA issued right after the
+//     barrier set-up, ahead of every K / V load (variant 3, group dividing 64: one box {64 columns, group heads,
+//     64 / group tokens} per 64-column block), else by the consumers' 16-byte copies issued before it.
+//   - Consumers: per KV tile: S = Q K^T by
 //     wgmma m64nBNk16 (A and B from shared memory, both K-major); online softmax in base 2 with a lazy max (O
 //     is rescaled only when a row's max grows by more than 2^8), masking only tiles that cross a causal /
 //     window / length boundary; P is converted to 16-bit registers and O += P V by the register-A wgmma
@@ -26,8 +29,9 @@
 //     tile's Q K^T is issued before this tile's P V, and its softmax runs while P V is in flight.
 //   - Tile skipping: a CTA visits only the KV tiles some row of it can see; a consumer warpgroup whose rows
 //     see none of a tile only passes the tile's barriers.
-//   - Epilogue: O is normalised (sinks join the denominator), staged through the warpgroup's Q tile and
-//     written with 16-byte stores; lse in natural log.
+//   - Epilogue: O is normalised (sinks join the denominator), staged through the warpgroup's Q tile and written
+//     by TMA stores (variant 3, where all 64 rows are queries of the request: the CTA ends as soon as TMA has
+//     read the tile), else with 16-byte stores; lse in natural log.
 // Measured (H200, bf16, causal; tests/gpu/prefill_attention_test.cpp's TFLOP/s print, both kernels in one
 // process; results/h200/hopper/NOTES.md): variant 0 (the first version) 253-331 TFLOP/s ragged and 202-258 with
 // a page-64 block table on the Llama-3.1-8B shape (32 / 8 heads, head_dim 128), about the FA2-class kernel's
@@ -40,8 +44,11 @@
 // head_dim 256 (results/h200/hopper/split-kv-rings/) Gemma-3-12B 456-720 (window 1024: 437-527). What limits it
 // now (ncu, Llama b=4 x 4096): each CTA's prologue (Q load, barrier set-up) and epilogue (O through shared
 // memory) with no overlap with a neighbour's main loop, ~9 % of the samples. Two persistent grids that overlap
-// them (results/h200/hopper/persistent/) measured no faster: the per-item cost left is the consumers' pipeline
-// ramp (an item's first Q K^T with no P V beside it, its last P V with no Q K^T).
+// them (results/h200/hopper/persistent/) measured no faster. Per-CTA clock64 stamps (results/h200/hopper/trace/)
+// then showed where a CTA's ~4 us (head_dim 128) to ~9 us (256, window) beyond its tiles went: Q landed 2.1-3.9
+// us after the CTA started (128 threads' 16-byte copies behind the producer's first stages), the first Q K^T
+// 3.2-6.1 us in, and the epilogue's 16-byte stores took 1.0-1.8 us while the next CTA could not start (one CTA
+// per SM). Q and O by TMA: +2-4 % on the Llama shape, Gemma-3 +1-4 % (window 1024: +5-8 %).
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
@@ -82,6 +89,12 @@ struct HopperArgs : cuda_detail::AttentionArgs {
   // TMA (variant 3): K / V as 3-D tensors {head_dim, num_kv_heads, slots} with boxes {64, 1, tma_box_rows} in the
   // 128-byte swizzle, the stage layout below. tma_box_rows = 0: every tile goes through cp.async.
   int tma_box_rows;
+  // Q and O by TMA (variant 3, group dividing 64): [total_q, num_qo_heads, head_dim] as 3-D tensors
+  // {head_dim, num_qo_heads, total_q} with boxes {64, group, 64 / group}: one consumer warpgroup's 64 rows of one
+  // 64-column block, in the same 128-byte swizzle. q_tma = 0: Q by 16-byte copies, O by 16-byte stores.
+  int q_tma;
+  CUtensorMap tmap_q;
+  CUtensorMap tmap_o;
   CUtensorMap tmap_k;  // (64-byte aligned by its type)
   CUtensorMap tmap_v;
 };
@@ -129,7 +142,8 @@ struct Layout {
   static constexpr int kTileBytes = BN * D * 2;       // one K (or V) stage
   static constexpr int kSlotOffset = 2 * kQBytes + (kStagesK + kStagesV) * kTileBytes;  // deep: int [2][BN]
   static constexpr int kBarOffset = kSlotOffset + (kDeep ? 2 * BN * 4 : 0);
-  static constexpr int kSmemBytes = kBarOffset + 16 * (kStagesK + kStagesV) + 1024;  // + alignment slack
+  static constexpr int kQBarOffset = kBarOffset + 16 * (kStagesK + kStagesV);  // Q landed, per consumer warpgroup
+  static constexpr int kSmemBytes = kQBarOffset + 16 + 1024;                     // + alignment slack
   static_assert(D % 64 == 0 && BN % 16 == 0);
   static_assert(kSmemBytes <= 227 * 1024);
 };
@@ -178,6 +192,13 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       "[%5];\n" ::"r"(dst),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
       : "memory");
+}
+// One box of shared memory into a 3-D tensor (coordinates innermost first); bulk-group completion.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, std::uint32_t src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
 }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void named_bar_sync(int id, int threads) {
@@ -285,6 +306,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
   const std::uint32_t bar_full_k = base + L::kBarOffset, bar_empty_k = bar_full_k + 8 * KS;
   const std::uint32_t bar_full_v = kSplit ? bar_empty_k + 8 * KS : bar_full_k;
   const std::uint32_t bar_empty_v = kSplit ? bar_full_v + 8 * VS : bar_empty_k;
+  const std::uint32_t bar_q = base + L::kQBarOffset;  // q_tma: warpgroup w's Q tile has landed (bar_q + 8 * w)
 
   const int kvh = blockIdx.x, b = blockIdx.z;
   const int q_tile = gridDim.y - 1 - blockIdx.y;  // heaviest (causal) tiles first
@@ -307,6 +329,26 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
 
   const int tid = threadIdx.x;
   const int wg = tid >> 7;
+  const int tokens_per_wg = kRowsPerWg / group;  // q_tma: group divides 64
+  if (wg > 0 && !a.q_tma) {
+    // Q rows of consumer warpgroup wg - 1 -> its shared tile (idle rows and rows past the request: zeros), issued
+    // first thing: Q is on every CTA's critical path (waited for after the barrier set-up, in the consumers).
+    const int w = wg - 1, ctid = tid - 128 * wg;
+    const std::uint32_t sQw = sQ + w * L::kQBytes;
+    const T* const qg = static_cast<const T*>(a.q);
+    for (int idx = ctid; idx < kRowsPerWg * kCpr; idx += 128) {
+      const int rr = idx / kCpr, c = idx % kCpr;
+      const int lr = w * kRowsPerWg + rr;
+      const int tok = lr / group;
+      const int j = j0 + tok;
+      const bool valid = lr < rows_used && j < r.q_len;
+      const T* src =
+          valid ? qg + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
+                      c * 8
+                : qg;
+      cp_async_16(sQw + swz(rr, c, kRowsPerWg), src, valid);
+    }
+  }
   if (tid == 0) {
     for (int s = 0; s < KS; ++s) {
       mbar_init(bar_full_k + 8 * s, 128);
@@ -316,9 +358,25 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       mbar_init(bar_full_v + 8 * s, 128);
       mbar_init(bar_empty_v + 8 * s, 2 * 128);
     }
+    if (a.q_tma) {
+      mbar_init(bar_q, 1);
+      mbar_init(bar_q + 8, 1);
+    }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  if (a.q_tma && tid == 0) {
+    // Both consumer warpgroups' Q tiles by TMA, before any K / V load is issued: rows past total_q read as zeros;
+    // rows of tokens past this request (another request's queries) are computed on and never stored.
+#pragma unroll
+    for (int w = 0; w < 2; ++w) {
+      mbar_arrive_expect_tx(bar_q + 8 * w, L::kQBytes);
+#pragma unroll
+      for (int cb = 0; cb < D / 64; ++cb)
+        tma_load_3d(sQ + w * L::kQBytes + cb * kRowsPerWg * 128, &a.tmap_q, cb * 64, kvh * group,
+                    r.q_begin + j0 + w * tokens_per_wg, bar_q + 8 * w);
+    }
+  }
 
   if (wg == 0) {
     // ---------------------------------------------------------------- producer
@@ -414,24 +472,16 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     const int warp = ctid >> 5, lane = ctid & 31;
     const int g = lane >> 2, tq = lane & 3;
     const std::uint32_t sQw = sQ + w * L::kQBytes;
-    const T* const qg = static_cast<const T*>(a.q);
 
-    // Q rows of this warpgroup -> shared memory (idle rows and rows past the request: zeros).
-    for (int idx = ctid; idx < kRowsPerWg * kCpr; idx += 128) {
-      const int rr = idx / kCpr, c = idx % kCpr;
-      const int lr = w * kRowsPerWg + rr;
-      const int tok = lr / group;
-      const int j = j0 + tok;
-      const bool valid = lr < rows_used && j < r.q_len;
-      const T* src =
-          valid ? qg + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
-                      c * 8
-                : qg;
-      cp_async_16(sQw + swz(rr, c, kRowsPerWg), src, valid);
+    // Q was issued above: by TMA right after the barrier set-up (the async proxy, which wgmma reads through), or
+    // by 16-byte copies before it.
+    if (a.q_tma) {
+      mbar_wait(bar_q + 8 * w, 0);
+    } else {
+      cp_async_commit_wait_all();
+      fence_proxy_async();
+      named_bar_sync(1 + w, 128);
     }
-    cp_async_commit_wait_all();
-    fence_proxy_async();
-    named_bar_sync(1 + w, 128);
 
     // This thread's two rows (g and g + 8 of its warp's 16).
     int qpos[2], head[2], jrow[2];
@@ -686,7 +736,8 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
             l > 0.0f ? (m + log2f(l)) * kLn2 : -INFINITY;
     }
 
-    // O -> this warpgroup's Q tile (every wgmma that read it has completed) -> global, 16 bytes per store.
+    // O -> this warpgroup's Q tile (every wgmma that read it has completed) -> global: by TMA where every row is a
+    // query of this request, else 16 bytes per store.
     named_bar_sync(1 + w, 128);
     unsigned char* const sQg = smem + w * L::kQBytes;
 #pragma unroll
@@ -697,18 +748,32 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         *reinterpret_cast<std::uint32_t*>(sQg + swz(rr, dt, kRowsPerWg) + tq * 4) =
             pack2<T>(o[dt * 4 + hr * 2], o[dt * 4 + hr * 2 + 1]);
     }
-    __syncwarp();
-    T* const og = static_cast<T*>(a.o);
+    if (a.q_tma && j0 + (w + 1) * tokens_per_wg <= r.q_len) {
+      // Every row of this warpgroup is a query of this request: one TMA store per 64-column block, issued once the
+      // whole tile is staged (generic-proxy writes fenced for the async proxy); the CTA ends once TMA has read it.
+      fence_proxy_async();
+      named_bar_sync(1 + w, 128);
+      if (ctid == 0) {
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb)
+          tma_store_3d(&a.tmap_o, sQw + cb * kRowsPerWg * 128, cb * 64, kvh * group, r.q_begin + j0 + w * tokens_per_wg);
+        asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
+      }
+    } else {
+      // Rows past the request or idle: each warp stores its own 16 rows, 16 bytes per store.
+      __syncwarp();
+      T* const og = static_cast<T*>(a.o);
 #pragma unroll 4
-    for (int idx = lane; idx < 16 * kCpr; idx += 32) {
-      const int rr = warp * 16 + idx / kCpr, c = idx % kCpr;
-      const int lr = w * kRowsPerWg + rr;
-      const int tok = lr / group;
-      const int j = j0 + tok;
-      if (lr < rows_used && j < r.q_len)
-        *reinterpret_cast<uint4*>(
-            og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
-            c * 8) = *reinterpret_cast<const uint4*>(sQg + swz(rr, c, kRowsPerWg));
+      for (int idx = lane; idx < 16 * kCpr; idx += 32) {
+        const int rr = warp * 16 + idx / kCpr, c = idx % kCpr;
+        const int lr = w * kRowsPerWg + rr;
+        const int tok = lr / group;
+        const int j = j0 + tok;
+        if (lr < rows_used && j < r.q_len)
+          *reinterpret_cast<uint4*>(
+              og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
+              c * 8) = *reinterpret_cast<const uint4*>(sQg + swz(rr, c, kRowsPerWg));
+      }
     }
   }
 #else
@@ -797,20 +862,37 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // over box_rows slots, written in the 128-byte swizzle (the stage layout: swz above). The slot extent is not
 // known here (a pool's size is not in AttentionParams): it is set to 2^31 - 1, which is safe because the kernel
 // asks TMA only for boxes of keys below a request's kv_len, rows that exist.
-bool encode_kv_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, int num_kv_heads, int box_rows) {
+// [rows, heads, head_dim] (16-bit) as a 3-D tensor {head_dim, heads, rows} with boxes {64, box_heads, box_rows}.
+bool encode_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, int heads, std::int64_t rows,
+                int box_heads, int box_rows) {
   const auto encode = tensor_map_encoder();
   if (encode == nullptr) return false;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(num_kv_heads),
-                              static_cast<cuuint64_t>(INT_MAX)};
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(heads),
+                              static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
-                                 static_cast<cuuint64_t>(head_dim) * 2 * static_cast<cuuint64_t>(num_kv_heads)};
-  const cuuint32_t box[3] = {64, 1, static_cast<cuuint32_t>(box_rows)};
+                                 static_cast<cuuint64_t>(head_dim) * 2 * static_cast<cuuint64_t>(heads)};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_heads), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   const CUtensorMapDataType t =
       dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   return encode(map, t, 3, const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+bool encode_kv_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, int num_kv_heads, int box_rows) {
+  return encode_map(map, base, dtype, head_dim, num_kv_heads, INT_MAX, 1, box_rows);
+}
+
+// Variant 3's Q / O plan: 1 with both tensor maps encoded (a consumer warpgroup's 64 rows are 64 / group whole
+// tokens of the KV head's query heads, so group must divide 64), else 0.
+int plan_q_tma(const AttentionParams& p, CUtensorMap* q_map, CUtensorMap* o_map) {
+  if (hopper_variant() != 3 || p.num_kv_heads <= 0) return 0;
+  const int group = p.num_qo_heads / p.num_kv_heads;
+  if (group < 1 || kRowsPerWg % group != 0 || p.total_q <= 0) return 0;
+  return encode_map(q_map, p.q, p.dtype, p.head_dim, p.num_qo_heads, p.total_q, group, kRowsPerWg / group) &&
+                 encode_map(o_map, p.o, p.dtype, p.head_dim, p.num_qo_heads, p.total_q, group, kRowsPerWg / group)
+             ? 1
+             : 0;
 }
 
 // Variant 3's TMA plan for p: the rows per box, with the K and V tensor maps encoded, or 0 (every tile by
@@ -862,6 +944,11 @@ int prefill_hopper_tma_box_rows(const AttentionParams& p) {
   return hopper_detail::plan_tma(p, &k_map, &v_map);
 }
 
+bool prefill_hopper_q_by_tma(const AttentionParams& p) {
+  CUtensorMap q_map, o_map;
+  return hopper_detail::plan_q_tma(p, &q_map, &o_map) == 1;
+}
+
 bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   using namespace hopper_detail;
   if (!prefill_hopper_usable()) return false;
@@ -884,6 +971,7 @@ bool launch_attention_prefill_hopper(const AttentionParams& p, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   const int variant = hopper_variant();
   a.tma_box_rows = plan_tma(p, &a.tmap_k, &a.tmap_v);
+  a.q_tma = plan_q_tma(p, &a.tmap_q, &a.tmap_o);
   if (p.dtype == DType::bf16) return dispatch_variant<__nv_bfloat16>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
   return dispatch_variant<__half>(variant, a, p.head_dim, p.max_q_len, p.batch_size, s);
 }

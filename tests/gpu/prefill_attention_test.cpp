@@ -777,6 +777,29 @@ TEST(PrefillAttention, HopperTmaBoxesFollowTheAddressing) {
   }
 }
 
+// Variant 3 also loads Q and stores O by TMA where a consumer warpgroup's 64 rows are whole tokens (the query heads
+// per KV head divide 64), for every addressing mode; GQA 3 / 5 / 6 / 12 keep the 16-byte copies. The GQA cases of
+// MatchesCpuTwin (1 / 3 / 4 / 8 / 16, requests of 1-250 tokens side by side) then cover both paths, and the TMA
+// store's rule that a warpgroup with a row past its request stores by 16-byte copies (else it would write another
+// request's rows).
+TEST(PrefillAttention, HopperQAndOByTmaWhereGroupDividesTheRows) {
+  SKIP_WITHOUT_GPU();
+  if (!prefill_hopper_usable()) GTEST_SKIP() << "no sm_90 GPU (or no sm_90a code in this build)";
+  const char* v = std::getenv("ATTNBENCH_HOPPER_VARIANT");
+  const bool tma = v == nullptr || std::string(v).empty() || std::string(v) == "3";
+  for (KvAddressing addr : {KvAddressing::ragged, KvAddressing::block_table, KvAddressing::token_indices})
+    for (int g : {1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64}) {
+      Case c = base_case("q_tma", addr, {40, 7}, {30, 0});
+      c.hkv = 2;
+      c.hq = 2 * g;
+      c.page_size = 16;
+      const Inputs in = make_inputs(c);
+      const DeviceInputs dev = upload(c, in);
+      EXPECT_EQ(prefill_hopper_q_by_tma(make_params(c, in, dev.ptrs())), tma && 64 % g == 0)
+          << addressing_name(addr) << " group " << g;
+    }
+}
+
 TEST(PrefillAttention, UnsupportedHeadDimThrows) {
   SKIP_WITHOUT_GPU();
   AttentionParams p;
