@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Summarises the SDPA anchors: anchors.csv (2026-12-01, eighth session: the Hopper prefill kernel's split K / V
-rings at head_dim 256; anchors.py's --rounds 3, the best of three interleaved rounds per backend, every round
-in anchors-rounds.csv) beside run6/anchors.csv (the seventh session: the TMA loads, variant 3, as the default).
+"""Summarises the SDPA anchors: anchors.csv (2026-12-02, tenth session: the Hopper prefill kernel's Q loads and O
+stores by TMA, commit 5689e99; anchors.py's --rounds 3, the best of three interleaved rounds per backend, every
+round in anchors-rounds.csv) beside run7/anchors.csv (the eighth session: the split K / V rings at head_dim 256).
+run6/ is the seventh session's (the TMA loads, variant 3, as the default),
 run5/ is the sixth session's (the in-kernel multi-CTA merge of trtllm_mha, prefill variant 2), run4/ is the fifth session's (the decode kernel's S^T = K Q^T change and wide fp8 CTAs, one
 round per backend), run3/ the run after commit 123cd10 (the Hopper prefill kernel's variant 2 as the default),
 run2/ the run after commit 59834dc (the FA2-class prefill), run1/ the first that day.
@@ -38,7 +39,7 @@ def rng(xs, fmt="{:.2f}"):
 
 def main():
     run2 = load(os.path.join(HERE, "anchors.csv"))
-    run1 = load(os.path.join(HERE, "run6", "anchors.csv"))  # "run 1" below: the previous run
+    run1 = load(os.path.join(HERE, "run7", "anchors.csv"))  # "run 1" below: the previous run
     l2 = {}
     with open(os.path.join(HERE, "..", "pr-evidence.csv"), newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
