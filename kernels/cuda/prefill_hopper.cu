@@ -48,7 +48,7 @@
 // then showed where a CTA's ~4 us (head_dim 128) to ~9 us (256, window) beyond its tiles went: Q landed 2.1-3.9
 // us after the CTA started (128 threads' 16-byte copies behind the producer's first stages), the first Q K^T
 // 3.2-6.1 us in, and the epilogue's 16-byte stores took 1.0-1.8 us while the next CTA could not start (one CTA
-// per SM). Q and O by TMA: +2-4 % on the Llama shape, Gemma-3 +1-4 % (window 1024: +5-8 %).
+// per SM). Q and O by TMA: +2-4 % on the Llama shape, Gemma-3 +1-4 % (window 1024: +5-9 %).
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element

@@ -7,12 +7,11 @@ Each .bin: 4 int64 (grid x, y, z, CTAs stored), then per CTA 24 uint64:
  8 WG0 last P V done  9 WG0 end (O stored)  10 WG1 end  11 n_tiles  12 ~0 = CTA without rows
  13 globaltimer at start  14 globaltimer at WG1's end  15 SM id  16 WG0 epilogue: before its barrier
  17 after it  18 O staged in shared memory  19 WG0's Q copies issued
-Usage: trace_summary.py FILE.bin...
+The committed-kernel summary (committed-kernel-summary.txt) was printed by the first, 16-stamp version of this
+script; this one reads the 24-stamp files of trace.patch.
+Usage: trace_summary.py [--compact] FILE.bin...
 """
 import struct, sys, statistics as st
-
-def med(v):
-    return statistics_median(v)
 
 def statistics_median(v):
     return st.median(v) if v else float("nan")
