@@ -858,11 +858,8 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 
-// K or V ([slots, num_kv_heads, head_dim], 16-bit) as a TMA tensor map whose box is 64 columns of one KV head
-// over box_rows slots, written in the 128-byte swizzle (the stage layout: swz above). The slot extent is not
-// known here (a pool's size is not in AttentionParams): it is set to 2^31 - 1, which is safe because the kernel
-// asks TMA only for boxes of keys below a request's kv_len, rows that exist.
-// [rows, heads, head_dim] (16-bit) as a 3-D tensor {head_dim, heads, rows} with boxes {64, box_heads, box_rows}.
+// [rows, heads, head_dim] (16-bit) as a 3-D tensor {head_dim, heads, rows} with boxes {64, box_heads, box_rows} in
+// the 128-byte swizzle (the tile layout: swz above); coordinates past `rows` read as zeros and are not written.
 bool encode_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, int heads, std::int64_t rows,
                 int box_heads, int box_rows) {
   const auto encode = tensor_map_encoder();
@@ -879,6 +876,11 @@ bool encode_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, i
                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
+
+// K or V ([slots, num_kv_heads, head_dim], 16-bit) as a TMA tensor map whose box is 64 columns of one KV head
+// over box_rows slots, written in the 128-byte swizzle (the stage layout: swz above). The slot extent is not
+// known here (a pool's size is not in AttentionParams): it is set to 2^31 - 1, which is safe because the kernel
+// asks TMA only for boxes of keys below a request's kv_len, rows that exist.
 bool encode_kv_map(CUtensorMap* map, const void* base, DType dtype, int head_dim, int num_kv_heads, int box_rows) {
   return encode_map(map, base, dtype, head_dim, num_kv_heads, INT_MAX, 1, box_rows);
 }

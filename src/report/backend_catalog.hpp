@@ -24,6 +24,10 @@ struct CatalogBackend {
 struct BackendChange {
   std::string baseline;
   std::string candidate;
+  // Whether backends x and y are this change's two, in either order (never when the change names none).
+  bool is_pair(const std::string& x, const std::string& y) const {
+    return !baseline.empty() && ((x == baseline && y == candidate) || (x == candidate && y == baseline));
+  }
 };
 
 struct BackendCatalog {

@@ -273,16 +273,11 @@ PairResult compare_pair(const ResultRow& a, const ResultRow& b, const ResultSet&
   else if (a.ref_pass == true && !b.ref_pass && b.status == RowStatus::ok)
     fail_correctness(key + ": ref_pass 1 -> empty: NEW ran no reference check where BASE passed one");
   const std::set<std::string> ea = bitwise_equal_names(a.bitwise_equal_to), eb = bitwise_equal_names(b.bitwise_equal_to);
-  const BackendChange& change = opt.must_stay_identical;
-  const auto must_match = [&](const std::string& name) {
-    return !change.baseline.empty() && ((a.backend == change.baseline && name == change.candidate) ||
-                                        (a.backend == change.candidate && name == change.baseline));
-  };
   for (const std::string& name : ea) {
     if (eb.count(name)) continue;
     p.correctness.push_back("bitwise_equal_to lost " + name);
     // Only where NEW's row is ok: a row that became failed / skipped already fails above.
-    if (must_match(name) && b.status == RowStatus::ok)
+    if (opt.must_stay_identical.is_pair(a.backend, name) && b.status == RowStatus::ok)
       fail_correctness(key + ": no longer bit-identical to " + name + " (it was in BASE): " + a.backend + " and " +
                        name + " must give the same output");
   }

@@ -20,6 +20,7 @@
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "report/peers.hpp"
+#include "report/run_summary.hpp"
 #include "report/sglang_peers.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
@@ -315,7 +316,7 @@ struct Correctness {
   std::vector<const ResultRow*> failed, ref_failed, skipped;
 };
 
-Correctness tally(const std::vector<ResultRow>& rows, const Index& ix, const BackendChange& change) {
+Correctness tally(const std::vector<ResultRow>& rows, const BackendChange& change) {
   Correctness c;
   for (const ResultRow& r : rows) {
     ++c.status[row_status_name(r.status)];
@@ -340,12 +341,9 @@ Correctness tally(const std::vector<ResultRow>& rows, const Index& ix, const Bac
       if (r.note.find("graph replay output differs") != std::string::npos) ++c.replay_differs;
     }
   }
-  for (const CaseTiming& g : ix.groups) {
-    const ResultRow* lean = g.get(change.candidate);
-    if (!ok(lean) || !ok(g.get(change.baseline))) continue;
-    ++c.lean_rows;
-    if (bitwise_equal_names(lean->bitwise_equal_to).count(change.baseline)) ++c.lean_identical;
-  }
+  const BitIdentity same = bit_identity(rows, change);
+  c.lean_rows = same.compared;
+  c.lean_identical = same.compared - static_cast<int>(same.breaks.size());
   return c;
 }
 
@@ -488,7 +486,7 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   results.environment = all.environment;
   results.command = all.command;
   const Index ix = index_rows(results.rows);
-  const Correctness c = tally(results.rows, ix, catalog.change);
+  const Correctness c = tally(results.rows, catalog.change);
 
   // Sections are built first so that the headline can quote them.
   std::ostringstream mem;

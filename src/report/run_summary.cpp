@@ -34,18 +34,19 @@ void print_run_table(std::ostream& out, const std::vector<ResultRow>& rows) {
   }
 }
 
-std::vector<const ResultRow*> bit_identity_breaks(const std::vector<ResultRow>& rows, const BackendChange& change) {
+BitIdentity bit_identity(const std::vector<ResultRow>& rows, const BackendChange& change) {
   const std::string &baseline = change.baseline, &candidate = change.candidate;
-  std::vector<const ResultRow*> breaks;
-  if (baseline.empty() || candidate.empty()) return breaks;
+  BitIdentity r;
+  if (baseline.empty() || candidate.empty()) return r;
   std::set<std::pair<std::string, std::string>> baseline_ok;  // (case_id, timing)
   for (const ResultRow& b : rows)
     if (b.backend == baseline && b.status == RowStatus::ok) baseline_ok.insert({b.case_id, b.timing});
-  for (const ResultRow& c : rows)
-    if (c.backend == candidate && c.status == RowStatus::ok && baseline_ok.count({c.case_id, c.timing}) &&
-        !bitwise_equal_names(c.bitwise_equal_to).count(baseline))
-      breaks.push_back(&c);
-  return breaks;
+  for (const ResultRow& c : rows) {
+    if (c.backend != candidate || c.status != RowStatus::ok || !baseline_ok.count({c.case_id, c.timing})) continue;
+    ++r.compared;
+    if (!bitwise_equal_names(c.bitwise_equal_to).count(baseline)) r.breaks.push_back(&c);
+  }
+  return r;
 }
 
 }  // namespace attnbench

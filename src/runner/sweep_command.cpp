@@ -213,7 +213,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   // The change under test must give its baseline's output bit for bit (design: "no behavioural change"); rows
   // where it did not are ok rows (each passed its reference check) but the run's verdict on the change fails.
   const BackendChange change = backend_catalog().change;
-  const std::vector<const ResultRow*> breaks = bit_identity_breaks(rows, change);
+  const std::vector<const ResultRow*> breaks = bit_identity(rows, change).breaks;
   if (!breaks.empty())
     std::cerr << "attnbench: " << change.candidate << " is not bit-identical to " << change.baseline << " in "
               << breaks.size() << " row(s), first " << printable(breaks.front()->case_id) << " "

@@ -62,24 +62,25 @@ TEST(RunSummary, BitIdentityBreaksAreTheCandidateRowsThatDoNotNameTheirBaseline)
   ResultRow lean_graph = test::tiny_row("trtllm_mha", "graph"), legacy_graph = test::tiny_row("trtllm_mha_legacy", "graph");
   lean_graph.bitwise_equal_to = "trtllm_mha_legacy";
   std::vector<ResultRow> rows = {fi, lean, legacy, lean_graph, legacy_graph};
-  EXPECT_TRUE(bit_identity_breaks(rows, kChange).empty());
+  EXPECT_TRUE(bit_identity(rows, kChange).breaks.empty());
+  EXPECT_EQ(bit_identity(rows, kChange).compared, 2);  // eager and graph
 
   rows[1].bitwise_equal_to = "flashinfer";  // lean eager lost legacy
-  auto b = bit_identity_breaks(rows, kChange);
+  auto b = bit_identity(rows, kChange).breaks;
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0], &rows[1]);
-  EXPECT_TRUE(bit_identity_breaks(rows, BackendChange{}).empty());  // no change named: nothing to check
+  EXPECT_TRUE(bit_identity(rows, BackendChange{}).breaks.empty());  // no change named: nothing to check
 
   // Without an ok baseline row of the same case and timing there is nothing to be equal to.
   rows[2].status = RowStatus::failed;
-  EXPECT_TRUE(bit_identity_breaks(rows, kChange).empty());
+  EXPECT_TRUE(bit_identity(rows, kChange).breaks.empty());
   rows[2].status = RowStatus::ok;
   rows[2].timing = "graph_other";
-  EXPECT_TRUE(bit_identity_breaks(rows, kChange).empty());
+  EXPECT_TRUE(bit_identity(rows, kChange).breaks.empty());
   // A candidate row that is not ok is no output to compare.
   rows[2].timing = "eager";
   rows[1].status = RowStatus::skipped;
-  EXPECT_TRUE(bit_identity_breaks(rows, kChange).empty());
+  EXPECT_TRUE(bit_identity(rows, kChange).breaks.empty());
 }
 
 }  // namespace
