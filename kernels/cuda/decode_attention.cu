@@ -33,8 +33,9 @@
 // split the m-tiles. At most 8 rows (kSmallM: every decode preset) turn both products around: S^T = K Q^T (the
 // keys are the 16 M rows, the query rows the 8 N columns) and O^T = V^T P^T, P^T reaching the PV MMA through
 // movmatrix; no MMA row is padding. fp8 grids that fill at most half the SMs' CTA slots take CTAs of 8 warps
-// over 128-key tiles (has_wide_ctas; ATTNBENCH_DECODE_WARPS=4|8 forces one). Online softmax in base 2, per
-// warp; the warps' states merge through shared memory.
+// over 128-key tiles (has_wide_ctas), grids of an even number (>= 2) of waves at head_dim 128 / 256 CTAs of 2
+// warps over 32-key tiles, twice as many per SM (has_narrow_ctas; ATTNBENCH_DECODE_WARPS=2|4|8 forces one). Online softmax in base 2,
+// per warp; the warps' states merge through shared memory.
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
 // normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink). No host sync,
@@ -44,7 +45,8 @@
 // fp8 KV runs the MMAs in fp16 (kMmaBf16 in decode_mma_kernel: one conversion instruction per two values).
 // Llama-3.1-8B, e4m3, trtllm_mha, graph (attnbench run; copy bandwidth 4.245 TB/s): with S^T = K Q^T and the
 // wide CTAs (results/h200/fp8/run-2026-12-01c/) b=64 kv 4k / 16k 3.99 / 4.31 TB/s, b=256 kv 4k / 16k 4.23 / 4.37,
-// b=256 kv 1k 3.66 (0.86: 3.9 lockstep waves, each opening with a page-table and a KV round trip), b=16 kv 16k
+// b=256 kv 1k 3.66 (0.86: 3.9 lockstep waves, each opening with a page-table and a KV round trip; with the narrow
+// CTAs, results/h200/fp8/narrow-ctas-2026-12-02/, 3.86-3.87 TB/s, 0.91-0.92), b=16 kv 16k
 // 3.76 (0.89: 256 CTAs, 124 SMs with two, 8 with one); before (run-2026-12-01b/, S = Q K^T with 8 padding rows,
 // 4-warp CTAs) 3.84 / 4.12, 3.97 / 3.97, 3.38 and 3.02. Head_dim 256 (Gemma-3-12B's global layer, bf16, b=16
 // kv 16k, ncu): 639 -> 479 µs, DRAM 70% -> 93% of peak with S^T = K Q^T.
@@ -118,6 +120,22 @@ constexpr int smem_bytes() {
 // 128) keep two 8-warp CTAs per SM: 16 warps instead of 8.
 template <int D, int kFp8>
 constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
+// Narrow CTAs (kW = 2, tiles of 32 keys, three stages, twice the CTAs per SM; kSmallM only): the same warps per SM
+// in twice as many CTAs, so half the per-CTA prologue (page indices, first tiles) and combine per (request, KV
+// head). They pay where the 4-warp grid needs an even number (>= 2) of waves of the SMs' CTA slots: the narrow grid
+// then takes half as many, each as full; with an odd number its last wave is half empty, and within one wave it
+// leaves the SMs short of warps. H200, Llama-3.1-8B decode, trtllm_mha, graph, forward us per layer narrow / 4-warp
+// (results/h200/fp8/narrow-ctas-2026-12-02/): fp8 e4m3 (528 slots) 1.21 waves 0.75, 1.52 0.89-0.92, 1.94
+// 0.93-0.97, 3.88 (b=256 kv 1k: 147.1 -> 140.3 us, 0.92 of the copy bandwidth) 0.95-0.99; 1.0 1.04-1.11, 2.42
+// 1.17-1.19, 2.91 1.08-1.17; bf16 (264 slots) 1.21-1.94 waves 0.79-1.00, 7.76 0.96-0.98; 0.73-1.0 1.10-1.50.
+// Gemma-3-12B (head_dim 256, bf16, the trtllm_mha plan): b=16 (2 chunks a request, 2 waves) 0.90-0.99, b=64 / 256
+// (3.9 / 15.5 waves) 0.94-1.00, but b=1 (33 chunks of at most ~500 keys, 2 waves) 1.09-1.21: a CTA of a few tiles
+// is latency-bound, and narrow CTAs run its 16-key blocks on half the warps, one after another. The rule
+// (small_m_warps) takes them at head_dim 128 and 256, where they were measured, and only where the plan cuts a
+// request into at most kNarrowMaxChunks chunks; ATTNBENCH_DECODE_WARPS=2 forces them anywhere.
+template <int D>
+constexpr bool has_narrow_ctas() { return D == 128 || D == 256; }
+inline constexpr int kNarrowMaxChunks = 2;
 
 
 // AttentionParams reduced to what the kernels read: the shared part (kernels/cuda/kernel_args.cuh), then the
@@ -1220,13 +1238,13 @@ void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
-// ATTNBENCH_DECODE_WARPS=4 or 8 forces the CTA shape where both are compiled (the GPU tests run both); unset or
-// anything else: the grid rule in run_mma.
+// ATTNBENCH_DECODE_WARPS=2, 4 or 8 forces the CTA shape where it is compiled (the GPU tests run each); unset or
+// anything else: the grid rule of decode_cta_warps.
 int forced_decode_warps() {
   const char* e = std::getenv("ATTNBENCH_DECODE_WARPS");
   if (e == nullptr) return 0;
   const std::string v(e);
-  return v == "4" ? 4 : (v == "8" ? 8 : 0);
+  return v == "2" ? 2 : (v == "4" ? 4 : (v == "8" ? 8 : 0));
 }
 
 // SMs of the current device (a driver query, no synchronisation).
@@ -1237,22 +1255,44 @@ int sm_count() {
   return n;
 }
 
+std::int64_t grid_ctas(const DecodeArgs& a) {
+  return static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
+}
+
+// Warps per CTA of the kSmallM kernel for a grid of `grid` CTAs (`chunks` of them per request and KV head), with
+// `slots` 4-warp CTAs resident at once (SMs x kBlocks): a rule on the grid and the device only, so a graph replay
+// takes the kernel its capture took. 8 (wide, fp8 at head_dim <= 128) where the grid fills at most half of the
+// slots: the same CTAs, twice the warps; 2 (narrow, head_dim 128 and 256) where the 4-warp grid takes an even number
+// of waves and a request has at most kNarrowMaxChunks chunks (has_narrow_ctas's comment); else 4.
+// ATTNBENCH_DECODE_WARPS forces a compiled shape.
+template <int D, int kFp8>
+int small_m_warps(std::int64_t grid, int chunks) {
+  constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
+  const int forced = forced_decode_warps();
+  if (forced == 2 || (forced == 8 && has_wide_ctas<D, kFp8>())) return forced;
+  if (forced == 4) return 4;
+  const std::int64_t slots = static_cast<std::int64_t>(sm_count()) * kBlocks;
+  if (has_wide_ctas<D, kFp8>() && grid * 2 <= slots) return 8;
+  const std::int64_t waves = (grid + slots - 1) / slots;
+  if (has_narrow_ctas<D>() && chunks <= kNarrowMaxChunks && waves >= 2 && waves % 2 == 0) return 2;
+  return 4;
+}
+
 template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
-  const std::int64_t grid = static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
+  const std::int64_t grid = grid_ctas(a);
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
   if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
-    // Wide CTAs where the 4-warp grid fills at most half of the SMs' CTA slots: the same CTAs, twice the warps
-    // (a rule on the grid and the device only, so a graph replay takes the kernel its capture took).
-    bool wide = false;
-    if constexpr (has_wide_ctas<D, kFp8>()) {
-      const int forced = forced_decode_warps();
-      wide = forced != 0 ? forced == 8 : static_cast<std::int64_t>(g) * 2 <= static_cast<std::int64_t>(sm_count()) * kBlocks;
-      if (wide) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
+    const int warps = small_m_warps<D, kFp8>(grid, a.num_chunks);
+    if (warps == 2) {
+      launch_mma<kBf16, D, 3, kBlocks * 2, kFp8, true, 2>(a, g, stream);
+    } else if (warps == 8) {
+      if constexpr (has_wide_ctas<D, kFp8>()) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
+    } else {
+      launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
     }
-    if (!wide) launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split && a.semaphores == nullptr) {
@@ -1340,6 +1380,25 @@ bool merges_in_kernel(const DecodeArgs& a, const AttentionParams& p) {
 
 bool attention_decode_merges_in_kernel(const AttentionParams& p) {
   return decode_detail::merges_in_kernel(decode_detail::make_args(p), p);
+}
+
+int attention_decode_cta_warps(const AttentionParams& p) {
+  using namespace decode_detail;
+  const DecodeArgs a = make_args(p);
+  const DType kvt = kv_load_dtype(p);
+  const int fp8 = kvt == DType::fp8_e4m3 ? 1 : (kvt == DType::fp8_e5m2 ? 2 : 0);
+  if (a.group * a.max_q_len > 8) return kWarps;
+  const std::int64_t g = grid_ctas(a);
+  switch (p.head_dim) {
+    case 64:
+      return fp8 ? small_m_warps<64, 1>(g, a.num_chunks) : small_m_warps<64, 0>(g, a.num_chunks);
+    case 128:
+      return fp8 ? small_m_warps<128, 1>(g, a.num_chunks) : small_m_warps<128, 0>(g, a.num_chunks);
+    case 256:
+      return fp8 ? small_m_warps<256, 1>(g, a.num_chunks) : small_m_warps<256, 0>(g, a.num_chunks);
+    default:
+      return kWarps;
+  }
 }
 
 void launch_attention_decode_generic(const AttentionParams& p, void* stream) {

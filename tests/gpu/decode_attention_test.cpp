@@ -360,13 +360,13 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-// Every case on both CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 4 warps and 64-key tiles, or 8 warps
-// and 128-key tiles at head_dim <= 128; the grid rule would pick the wide CTAs for every small case here).
+// Every case on the three CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 2 warps and 32-key tiles, 4 and
+// 64, or 8 and 128 at head_dim <= 128; the grid rule would pick the wide CTAs for every small case here).
 TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 900;
-  for (const char* warps : {"4", "8"})
+  for (const char* warps : {"2", "4", "8"})
   for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
@@ -398,6 +398,108 @@ TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
           s.seed = ++seed;
           check_case(*dev, s);
         }
+}
+
+// The CTA shapes of the 16-bit kSmallM kernels (ATTNBENCH_DECODE_WARPS: 2 warps over 32-key tiles, twice the CTAs
+// per SM, or 4 over 64; the grid rule takes 2 only for grids of more than one wave, which no small case here is):
+// every head dim, both addressings, GQA with a window and sinks at q_len_per_req 2, an even split through the merge
+// kernel and through the in-kernel merge (semaphores), each against the CPU twin.
+TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::uint64_t seed = 2100;
+  for (const char* warps : {"2", "4"})
+    for (DType dt : {DType::bf16, DType::fp16})
+      for (int dim : {64, 128, 256})
+        for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
+          ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
+          Spec s;
+          s.dtype = dt;
+          s.dim = dim;
+          s.addressing = addr;
+          s.seed = ++seed;
+          check_case(*dev, s);
+          s.hq = 32;
+          s.hkv = 8;
+          s.q_len = 2;
+          s.window_left = 100;
+          s.sinks = true;
+          s.seed = ++seed;
+          check_case(*dev, s);
+          s.q_len = 1;
+          s.window_left = -1;
+          s.sinks = false;
+          s.kv_lens = {4000, 1, 2500};
+          s.split = Split::even;
+          s.max_chunks = 8;
+          s.seed = ++seed;
+          check_case(*dev, s);
+          s.max_chunks = 4;
+          s.semaphores = 3 * 8;  // one per (request, KV head): the merge in the kernel
+          s.seed = ++seed;
+          check_case(*dev, s);
+        }
+}
+
+// The CTA-shape rule of the kSmallM kernels (attention_decode_cta_warps, what launch_attention_decode runs), on
+// grids sized in waves of the device's 4-warp CTA slots (SMs x the kernels' CTAs per SM, decode_attention.cu
+// default_min_blocks: 16-bit KV 2 at head_dim 64 / 128 and 1 at 256, fp8 3 / 4 / 2): 8 warps for an fp8 grid filling at
+// most half the slots (head_dim <= 128); 2 at head_dim 128 and 256 where the 4-warp grid takes an even number of
+// waves and a request has at most 2 KV chunks; else 4; more than 8 rows per (request, KV head) is not kSmallM (4);
+// ATTNBENCH_DECODE_WARPS overrides.
+TEST(DecodeAttention, CtaShapeRule) {
+  ATTNBENCH_REQUIRE_GPU();
+  const int sms = make_device(DeviceChoice::cuda)->sm_count();
+  // `ctas` CTAs: requests of 1 KV head (group 4), `chunks` CTAs each (an even split, TRTLLM's multi-CTA plan)
+  auto params = [](std::int64_t ctas, int dim, int q_len, DType kv, int chunks = 1) {
+    AttentionParams p;
+    p.batch_size = static_cast<int>(ctas / chunks);
+    p.max_num_chunks = chunks;
+    p.kv_chunk_size = chunks > 1 ? kSplitKvEven : 0;
+    p.total_q = p.batch_size * q_len;
+    p.q_len_per_req = q_len;
+    p.num_qo_heads = 4;
+    p.num_kv_heads = 1;
+    p.head_dim = dim;
+    p.dtype = DType::bf16;
+    p.addressing = KvAddressing::block_table;
+    p.kv_fp8 = kv;
+    return p;
+  };
+  for (DType kv : {DType::bf16, DType::fp8_e4m3}) {
+    const bool fp8 = is_fp8(kv);
+    for (int dim : {64, 128, 256}) {
+      SCOPED_TRACE(std::string(dtype_name(kv)) + " D=" + std::to_string(dim));
+      const int per_sm = fp8 ? (dim == 256 ? 2 : (dim == 128 ? 4 : 3)) : (dim == 256 ? 1 : 2);
+      const std::int64_t slots = static_cast<std::int64_t>(sms) * per_sm;
+      const int narrow = dim == 64 ? 4 : 2;  // narrow CTAs where measured (head_dim 128, 256)
+      const bool wide = fp8 && dim <= 128;
+      auto warps = [&](std::int64_t ctas, int q_len = 1) { return attention_decode_cta_warps(params(ctas, dim, q_len, kv)); };
+      EXPECT_EQ(warps(1), wide ? 8 : 4) << "one CTA";
+      EXPECT_EQ(warps(slots / 2), wide ? 8 : 4) << "half the slots";
+      EXPECT_EQ(warps(slots), 4) << "one full wave";
+      EXPECT_EQ(warps(slots + 1), narrow) << "two waves";
+      EXPECT_EQ(warps(2 * slots), narrow) << "two full waves";
+      EXPECT_EQ(warps(2 * slots + 1), 4) << "three waves";
+      EXPECT_EQ(warps(4 * slots - 1), narrow) << "four waves";
+      EXPECT_EQ(warps(4 * slots, 4), 4) << "16 rows per CTA: not kSmallM";
+      EXPECT_EQ(attention_decode_cta_warps(params(2 * slots, dim, 1, kv, 2)), narrow) << "two waves of 2 chunks";
+      EXPECT_EQ(attention_decode_cta_warps(params(33 * (2 * slots / 33), dim, 1, kv, 33)), 4) << "two waves of 33 chunks";
+      {
+        ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "4");
+        EXPECT_EQ(warps(2 * slots), 4) << "forced 4";
+        EXPECT_EQ(warps(1), 4) << "forced 4";
+      }
+      {
+        ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "2");
+        EXPECT_EQ(warps(1), 2) << "forced 2";
+      }
+      {
+        ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "8");
+        EXPECT_EQ(warps(2 * slots), wide ? 8 : narrow) << "forced 8 where compiled, else the rule";
+      }
+    }
+  }
 }
 
 // Every stored fp8 code through the fragment dequantization (byte permute, shift, mask, power-of-two multiply:
