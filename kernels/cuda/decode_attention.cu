@@ -34,8 +34,8 @@
 // keys are the 16 M rows, the query rows the 8 N columns) and O^T = V^T P^T, P^T reaching the PV MMA through
 // movmatrix; no MMA row is padding. fp8 grids that fill at most half the SMs' CTA slots take CTAs of 8 warps
 // over 128-key tiles (has_wide_ctas), grids of an even number (>= 2) of waves at head_dim 128 / 256 CTAs of 2
-// warps over 32-key tiles, twice as many per SM (has_narrow_ctas; ATTNBENCH_DECODE_WARPS=2|4|8 forces one). Online softmax in base 2,
-// per warp; the warps' states merge through shared memory.
+// warps over 32-key tiles, twice as many per SM (has_narrow_ctas; ATTNBENCH_DECODE_WARPS=2|4|8 forces one).
+// Online softmax in base 2, per warp; the warps' states merge through shared memory.
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
 // normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink). No host sync,
@@ -1239,7 +1239,7 @@ void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
 }
 
 // ATTNBENCH_DECODE_WARPS=2, 4 or 8 forces the CTA shape where it is compiled (the GPU tests run each); unset or
-// anything else: the grid rule of decode_cta_warps.
+// anything else: the grid rule of small_m_warps.
 int forced_decode_warps() {
   const char* e = std::getenv("ATTNBENCH_DECODE_WARPS");
   if (e == nullptr) return 0;
@@ -1288,7 +1288,7 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
     const int warps = small_m_warps<D, kFp8>(grid, a.num_chunks);
     if (warps == 2) {
       launch_mma<kBf16, D, 3, kBlocks * 2, kFp8, true, 2>(a, g, stream);
-    } else if (warps == 8) {
+    } else if (has_wide_ctas<D, kFp8>() && warps == 8) {  // (8 only where compiled: small_m_warps)
       if constexpr (has_wide_ctas<D, kFp8>()) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
     } else {
       launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);

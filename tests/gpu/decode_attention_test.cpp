@@ -474,7 +474,9 @@ TEST(DecodeAttention, CtaShapeRule) {
       const std::int64_t slots = static_cast<std::int64_t>(sms) * per_sm;
       const int narrow = dim == 64 ? 4 : 2;  // narrow CTAs where measured (head_dim 128, 256)
       const bool wide = fp8 && dim <= 128;
-      auto warps = [&](std::int64_t ctas, int q_len = 1) { return attention_decode_cta_warps(params(ctas, dim, q_len, kv)); };
+      auto warps = [&](std::int64_t ctas, int q_len = 1, int chunks = 1) {
+        return attention_decode_cta_warps(params(ctas, dim, q_len, kv, chunks));
+      };
       EXPECT_EQ(warps(1), wide ? 8 : 4) << "one CTA";
       EXPECT_EQ(warps(slots / 2), wide ? 8 : 4) << "half the slots";
       EXPECT_EQ(warps(slots), 4) << "one full wave";
@@ -483,8 +485,8 @@ TEST(DecodeAttention, CtaShapeRule) {
       EXPECT_EQ(warps(2 * slots + 1), 4) << "three waves";
       EXPECT_EQ(warps(4 * slots - 1), narrow) << "four waves";
       EXPECT_EQ(warps(4 * slots, 4), 4) << "16 rows per CTA: not kSmallM";
-      EXPECT_EQ(attention_decode_cta_warps(params(2 * slots, dim, 1, kv, 2)), narrow) << "two waves of 2 chunks";
-      EXPECT_EQ(attention_decode_cta_warps(params(33 * (2 * slots / 33), dim, 1, kv, 33)), 4) << "two waves of 33 chunks";
+      EXPECT_EQ(warps(2 * slots, 1, 2), narrow) << "two waves of 2 chunks a request";
+      EXPECT_EQ(warps(33 * (2 * slots / 33), 1, 33), 4) << "two waves of 33 chunks a request";
       {
         ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "4");
         EXPECT_EQ(warps(2 * slots), 4) << "forced 4";
