@@ -1368,6 +1368,12 @@ DecodeArgs make_args(const AttentionParams& p) {
   return a;
 }
 
+// The kernels' kFp8 of p's pool: 1 e4m3, 2 e5m2, 0 a 16-bit pool.
+int fp8_kind(const AttentionParams& p) {
+  const DType kvt = kv_load_dtype(p);
+  return kvt == DType::fp8_e4m3 ? 1 : (kvt == DType::fp8_e5m2 ? 2 : 0);
+}
+
 // The merge in the kernel where the caller gives semaphores enough for every (request, KV head, row group) and
 // the chunks are few (one CTA merges them); else the merge kernel.
 bool merges_in_kernel(const DecodeArgs& a, const AttentionParams& p) {
@@ -1385,8 +1391,7 @@ bool attention_decode_merges_in_kernel(const AttentionParams& p) {
 int attention_decode_cta_warps(const AttentionParams& p) {
   using namespace decode_detail;
   const DecodeArgs a = make_args(p);
-  const DType kvt = kv_load_dtype(p);
-  const int fp8 = kvt == DType::fp8_e4m3 ? 1 : (kvt == DType::fp8_e5m2 ? 2 : 0);
+  const int fp8 = fp8_kind(p);
   if (a.group * a.max_q_len > 8) return kWarps;
   const std::int64_t g = grid_ctas(a);
   switch (p.head_dim) {
@@ -1425,7 +1430,7 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
   // An fp8 pool takes the tensor-core kernel's fp8 variant (q in the model dtype, as XQA takes it); an fp8 q
   // (trtllm_mha outside XQA) takes the generic path, which converts on load through cuda_fp8.h.
   const DType kvt = kv_load_dtype(p);
-  const int fp8 = kvt == DType::fp8_e4m3 ? 1 : (kvt == DType::fp8_e5m2 ? 2 : 0);
+  const int fp8 = fp8_kind(p);
   const bool fast_dtype = (p.dtype == DType::bf16 || p.dtype == DType::fp16) && (kvt == p.dtype || fp8 != 0) &&
                           q_load_dtype(p) == p.dtype;
   const bool fast_shape = p.head_dim == 64 || p.head_dim == 128 || p.head_dim == 256;

@@ -360,6 +360,30 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// The cases both CTA-shape tests run from one base spec, each against the CPU twin with the next seed: the base;
+// 32 / 8 heads at q_len_per_req `gqa_q_len` with a 100-key window and sinks; three requests of 4000, 1 and 2500
+// keys split evenly into at most 8 chunks (through the merge kernel). Returns the last spec.
+Spec check_shape_cases(Device& dev, Spec s, int gqa_q_len, std::uint64_t& seed) {
+  s.seed = ++seed;
+  check_case(dev, s);
+  s.hq = 32;
+  s.hkv = 8;
+  s.q_len = gqa_q_len;
+  s.window_left = 100;
+  s.sinks = true;
+  s.seed = ++seed;
+  check_case(dev, s);
+  s.q_len = 1;
+  s.window_left = -1;
+  s.sinks = false;
+  s.kv_lens = {4000, 1, 2500};
+  s.split = Split::even;
+  s.max_chunks = 8;
+  s.seed = ++seed;
+  check_case(dev, s);
+  return s;
+}
+
 // Every case on the three CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 2 warps and 32-key tiles, 4 and
 // 64, or 8 and 128 at head_dim <= 128; the grid rule would pick the wide CTAs for every small case here).
 TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
@@ -380,23 +404,7 @@ TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
           s.dim = dim;
           s.addressing = addr;
           s.page_size = 64;
-          s.seed = ++seed;
-          check_case(*dev, s);
-          s.hq = 32;
-          s.hkv = 8;
-          s.q_len = 4;
-          s.window_left = 100;
-          s.sinks = true;
-          s.seed = ++seed;
-          check_case(*dev, s);
-          s.q_len = 1;
-          s.window_left = -1;
-          s.sinks = false;
-          s.kv_lens = {4000, 1, 2500};
-          s.split = Split::even;
-          s.max_chunks = 8;
-          s.seed = ++seed;
-          check_case(*dev, s);
+          check_shape_cases(*dev, s, 4, seed);
         }
 }
 
@@ -417,27 +425,11 @@ TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
           s.dtype = dt;
           s.dim = dim;
           s.addressing = addr;
-          s.seed = ++seed;
-          check_case(*dev, s);
-          s.hq = 32;
-          s.hkv = 8;
-          s.q_len = 2;
-          s.window_left = 100;
-          s.sinks = true;
-          s.seed = ++seed;
-          check_case(*dev, s);
-          s.q_len = 1;
-          s.window_left = -1;
-          s.sinks = false;
-          s.kv_lens = {4000, 1, 2500};
-          s.split = Split::even;
-          s.max_chunks = 8;
-          s.seed = ++seed;
-          check_case(*dev, s);
-          s.max_chunks = 4;
-          s.semaphores = 3 * 8;  // one per (request, KV head): the merge in the kernel
-          s.seed = ++seed;
-          check_case(*dev, s);
+          Spec split = check_shape_cases(*dev, s, 2, seed);
+          split.max_chunks = 4;
+          split.semaphores = 3 * 8;  // one per (request, KV head): the merge in the kernel
+          split.seed = ++seed;
+          check_case(*dev, split);
         }
 }
 
