@@ -29,25 +29,7 @@ for r in $(seq 1 "$ROUNDS"); do
     stamp "round $r $v: $(tail -n 1 "$OUT/fp8-$v-$r.txt" | cut -c1-60)"
   done
 done
-python3 - "$OUT" "$ROUNDS" <<'PY'
-import csv, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
-for kind in ("fp8", "bf16"):
-    rows = {}
-    for v in ("old", "new"):
-        for r in range(1, rounds + 1):
-            try:
-                for row in csv.DictReader(open("%s/%s-%s-%d.csv" % (out, kind, v, r))):
-                    if row["status"] == "ok" and row["timing"] == "graph":
-                        rows.setdefault((int(row["batch"]), int(row["kv_len_max"])), {}).setdefault(v, []).append(float(row["forward_median_us"]))
-            except OSError:
-                pass
-    for (b, kv), d in sorted(rows.items()):
-        o, n = d.get("old", []), d.get("new", [])
-        if o and n:
-            print("%s b=%d kv=%d fwd_us old %s new %s  new/old %.3f" % (kind, b, kv, "/".join("%.1f" % x for x in o),
-                  "/".join("%.1f" % x for x in n), min(n) / min(o)))
-PY
+scripts/ab_summary.py "$OUT" "$ROUNDS" old new | tee "$OUT/summary.txt"
 stamp ncu
 for v in old new; do
   for c in "256 1024" "16 16384" "64 4096"; do

@@ -1034,7 +1034,17 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
       if (piece == 0) a.part_lse[slot] = L > 0.0f ? M * kLn2 + logf(L) : -INFINITY;
     }
   }
-  if (a.split && a.semaphores != nullptr) merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid);
+  if (a.split && a.semaphores != nullptr) {
+    merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid);
+    return;
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // This CTA's partial states are written: the merge kernel, launched as a programmatic dependent
+  // (launch_merge), may start its launch; its griddepcontrol.wait still waits for this grid's completion and
+  // memory flush before it reads them. FlashInfer's split-KV kernels trigger at the same point, after their
+  // output writes (0.7.2 include/flashinfer/attention/prefill.cuh L3422 / L4350, decode.cuh likewise).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 }
 
 // Merge of the split-KV partial states. `W` warps share one (query row, head): each takes a contiguous range
@@ -1053,6 +1063,11 @@ __host__ __device__ constexpr int merge_warps_per_item(int num_chunks) {
 template <bool kBf16>
 __global__ void __launch_bounds__(kMergeWarpsPerBlock * 32) decode_merge_kernel(const DecodeArgs a, int head_dim) {
   __shared__ float4 partial[kMergeWarpsPerBlock][32];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent of the decode kernel (launch_merge): wait for that grid's completion
+  // and memory flush before the first read of its partial states (a no-op after a plain launch).
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const int Hq = a.num_qo_heads;
   const int C = a.num_chunks;
   const int W = merge_warps_per_item(C);
@@ -1247,12 +1262,36 @@ int forced_decode_warps() {
   return v == "2" ? 2 : (v == "4" ? 4 : (v == "8" ? 8 : 0));
 }
 
-// SMs of the current device (a driver query, no synchronisation).
-int sm_count() {
-  int dev = 0, n = 0;
+// SM count and compute capability of the current device, queried once per device (a decode launch is on the eager
+// timing path; graph replays never run this host code).
+struct DeviceFacts {
+  int sms = 0, major = 0;
+};
+const DeviceFacts& device_facts() {
+  constexpr int kMaxDevices = 64;
+  static DeviceFacts facts[kMaxDevices];
+  static std::once_flag once[kMaxDevices];
+  int dev = 0;
   ATTNBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  return n;
+  if (dev < 0 || dev >= kMaxDevices) throw Unsupported("attention_decode: device index " + std::to_string(dev));
+  std::call_once(once[dev], [dev] {
+    ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&facts[dev].sms, cudaDevAttrMultiProcessorCount, dev));
+    ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&facts[dev].major, cudaDevAttrComputeCapabilityMajor, dev));
+  });
+  return facts[dev];
+}
+int sm_count() { return device_facts().sms; }
+
+// FlashInfer 0.7.2 launches its kernels with programmatic dependent launch where the device supports it
+// (`enable_pdl=None` -> `device_support_pdl`: compute capability >= 9, flashinfer/utils.py L868-872), its split-KV
+// merge among them (VariableLengthMergeStates, include/flashinfer/attention/cascade.cuh L695-740: the
+// cudaLaunchAttributeProgrammaticStreamSerialization attribute, griddepcontrol.wait first in the kernel). The
+// flashinfer backend's merge is launched so (the decode kernel triggers after its partial-state writes), which
+// lets the merge's launch overlap the decode grid's tail. ATTNBENCH_DECODE_PDL=0 launches it plainly (an A/B knob).
+bool merge_pdl() {
+  const char* e = std::getenv("ATTNBENCH_DECODE_PDL");
+  if (e != nullptr && std::string(e) == "0") return false;
+  return device_facts().major >= 9;
 }
 
 std::int64_t grid_ctas(const DecodeArgs& a) {
@@ -1298,9 +1337,18 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   if (a.split && a.semaphores == nullptr) {
     const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
     const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
-    decode_merge_kernel<kBf16><<<static_cast<unsigned>((rows + items_per_block - 1) / items_per_block),
-                                 kMergeWarpsPerBlock * 32, 0, stream>>>(a, D);
-    ATTNBENCH_CUDA_CHECK_LAUNCH();
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>((rows + items_per_block - 1) / items_per_block));
+    cfg.blockDim = dim3(kMergeWarpsPerBlock * 32);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    if (merge_pdl()) {
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+    }
+    ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_merge_kernel<kBf16>, a, D));
   }
 }
 

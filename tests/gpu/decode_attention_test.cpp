@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -957,6 +958,77 @@ TEST(DecodeAttention, GraphReplayEqualsEager) {
                                                         load_as_float(h.o.data(), i, s.dtype)));
         EXPECT_LE(max_abs, tolerance(s.dtype)) << "chunk " << chunk;
       }
+    }
+  }
+}
+
+// The merge kernel as a programmatic dependent of the decode kernel (FlashInfer's launch on SM90;
+// ATTNBENCH_DECODE_PDL=0 the plain launch): the same bytes as the plain launch, eager and replayed from a graph,
+// on split cases whose merge reads partials written at the very end of the decode CTAs (a merge that started
+// reading before the decode grid had flushed would read the 0xFF poison of the scratch: NaN). Each launch is
+// repeated, the scratch re-poisoned each time; fp8 and 16-bit pools, one, a few and 264 chunks (multi-warp merge).
+TEST(DecodeAttention, MergeAsDependentLaunchEqualsPlain) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::vector<Spec> specs(4);
+  specs[0].hq = 32;
+  specs[0].hkv = 8;
+  specs[0].kv_lens = {17, 1000, 4000, 2500, 1, 16385};
+  specs[0].split = Split::even;
+  specs[0].max_chunks = 2;
+  specs[1] = specs[0];
+  specs[1].kv_fp8 = DType::fp8_e4m3;
+  specs[1].k_scale = 0.5f;
+  specs[1].v_scale = 2.0f;
+  specs[2] = specs[0];
+  specs[2].addressing = KvAddressing::token_indices;
+  specs[2].split = Split::via_ptr;
+  specs[2].chunk = 700;
+  specs[2].max_chunks = 24;
+  specs[2].sinks = true;
+  specs[3].hq = 8;
+  specs[3].hkv = 1;
+  specs[3].kv_lens = {1025, 16385};
+  specs[3].split = Split::even;
+  specs[3].max_chunks = 264;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    Spec& s = specs[i];
+    s.seed = 950 + i;
+    SCOPED_TRACE(s.name());
+    HostCase h = make_case(s);
+    DeviceCase d = to_device(*dev, h);
+    ASSERT_FALSE(attention_decode_merges_in_kernel(d.p)) << "not a merge-kernel case";
+    auto launch_and_read = [&](const std::function<void()>& launch) {
+      dev->memset(d.o.data(), 0xFF, d.o.bytes());
+      dev->memset(d.lse.data(), 0xFF, d.lse.bytes());
+      dev->memset(d.workspace.data(), 0xFF, d.workspace.bytes());
+      launch();
+      std::vector<std::uint8_t> o(h.o.size());
+      std::vector<float> lse(h.lse.size());
+      dev->copy(o.data(), d.o.data(), static_cast<std::int64_t>(o.size()));
+      dev->copy(lse.data(), d.lse.data(), static_cast<std::int64_t>(lse.size() * 4));
+      dev->synchronize();
+      return std::make_pair(o, lse);
+    };
+    auto eager = [&] { dev->kernels().attention_decode(d.p, dev->stream()); };
+    std::pair<std::vector<std::uint8_t>, std::vector<float>> plain;
+    {
+      ScopedEnv off("ATTNBENCH_DECODE_PDL", "0");
+      plain = launch_and_read(eager);
+    }
+    const Errors e = run_and_compare(*dev, h, d);  // the dependent launch against the CPU twin
+    EXPECT_LE(e.max_abs, tolerance(s.dtype));
+    EXPECT_LE(e.lse_max_abs, 1e-3);
+    for (int rep = 0; rep < 8; ++rep) {
+      const auto dep = launch_and_read(eager);
+      EXPECT_EQ(0, std::memcmp(dep.first.data(), plain.first.data(), plain.first.size())) << "eager " << rep;
+      EXPECT_EQ(0, std::memcmp(dep.second.data(), plain.second.data(), plain.second.size() * 4)) << "eager " << rep;
+    }
+    auto graph = dev->capture(eager);
+    for (int rep = 0; rep < 4; ++rep) {
+      const auto dep = launch_and_read([&] { graph->replay(); });
+      EXPECT_EQ(0, std::memcmp(dep.first.data(), plain.first.data(), plain.first.size())) << "replay " << rep;
+      EXPECT_EQ(0, std::memcmp(dep.second.data(), plain.second.data(), plain.second.size() * 4)) << "replay " << rep;
     }
   }
 }
