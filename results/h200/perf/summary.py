@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Summarises the SDPA anchors: anchors.csv (2026-12-02, eleventh session: the decode kernel's narrow CTAs, 2 warps
-and twice the CTAs per SM where the 4-warp grid takes an even number of waves; anchors.py's --rounds 3, the best of
-three interleaved rounds per backend, every round in anchors-rounds.csv) beside run8/anchors.csv (the tenth
-session: the Hopper prefill kernel's Q loads and O stores by TMA, commit 5689e99). run7/ is the eighth session's
+"""Summarises the SDPA anchors: anchors.csv (2026-12-02, twelfth session: the split-KV merge kernel as a programmatic
+dependent launch, the narrow CTAs' chunk bound; anchors.py's --rounds 3, the best of three interleaved rounds per
+backend, every round in anchors-rounds.csv) beside run9/anchors.csv (the eleventh session: the decode kernel's
+narrow CTAs, 2 warps and twice the CTAs per SM where the 4-warp grid takes an even number of waves). run8/ is the
+tenth session's (the Hopper prefill kernel's Q loads and O stores by TMA, commit 5689e99),
+run7/ is the eighth session's
 (the split K / V rings at head_dim 256),
 run6/ is the seventh session's (the TMA loads, variant 3, as the default),
 run5/ is the sixth session's (the in-kernel multi-CTA merge of trtllm_mha, prefill variant 2), run4/ is the fifth session's (the decode kernel's S^T = K Q^T change and wide fp8 CTAs, one
@@ -41,7 +43,7 @@ def rng(xs, fmt="{:.2f}"):
 
 def main():
     run2 = load(os.path.join(HERE, "anchors.csv"))
-    run1 = load(os.path.join(HERE, "run8", "anchors.csv"))  # "run 1" below: the previous run
+    run1 = load(os.path.join(HERE, "run9", "anchors.csv"))  # "run 1" below: the previous run
     l2 = {}
     with open(os.path.join(HERE, "..", "pr-evidence.csv"), newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
