@@ -20,6 +20,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -897,6 +898,16 @@ TEST(DecodeAttention, BigCases) {
   check_case(*dev, sp);
 }
 
+// The output and lse of the last launch (synchronises the stream).
+std::pair<std::vector<std::uint8_t>, std::vector<float>> read_outputs(Device& dev, const HostCase& h, DeviceCase& d) {
+  std::vector<std::uint8_t> o(h.o.size());
+  std::vector<float> lse(h.lse.size());
+  dev.copy(o.data(), d.o.data(), static_cast<std::int64_t>(o.size()));
+  dev.copy(lse.data(), d.lse.data(), static_cast<std::int64_t>(lse.size() * 4));
+  dev.synchronize();
+  return {std::move(o), std::move(lse)};
+}
+
 // A captured decode replays bit-identical to an eager launch, and a new plan written to *kv_chunk_size_ptr
 // between replays is picked up.
 TEST(DecodeAttention, GraphReplayEqualsEager) {
@@ -916,14 +927,7 @@ TEST(DecodeAttention, GraphReplayEqualsEager) {
     SCOPED_TRACE(s.name());
     HostCase h = make_case(s);
     DeviceCase d = to_device(*dev, h);
-    auto read_o = [&] {
-      std::vector<std::uint8_t> o(h.o.size());
-      std::vector<float> lse(h.lse.size());
-      dev->copy(o.data(), d.o.data(), static_cast<std::int64_t>(o.size()));
-      dev->copy(lse.data(), d.lse.data(), static_cast<std::int64_t>(lse.size() * 4));
-      dev->synchronize();
-      return std::make_pair(o, lse);
-    };
+    auto read_o = [&] { return read_outputs(*dev, h, d); };
     auto poison = [&] {
       dev->memset(d.o.data(), 0xFF, d.o.bytes());
       dev->memset(d.lse.data(), 0xFF, d.lse.bytes());
@@ -1003,12 +1007,7 @@ TEST(DecodeAttention, MergeAsDependentLaunchEqualsPlain) {
       dev->memset(d.lse.data(), 0xFF, d.lse.bytes());
       dev->memset(d.workspace.data(), 0xFF, d.workspace.bytes());
       launch();
-      std::vector<std::uint8_t> o(h.o.size());
-      std::vector<float> lse(h.lse.size());
-      dev->copy(o.data(), d.o.data(), static_cast<std::int64_t>(o.size()));
-      dev->copy(lse.data(), d.lse.data(), static_cast<std::int64_t>(lse.size() * 4));
-      dev->synchronize();
-      return std::make_pair(o, lse);
+      return read_outputs(*dev, h, d);
     };
     auto eager = [&] { dev->kernels().attention_decode(d.p, dev->stream()); };
     std::pair<std::vector<std::uint8_t>, std::vector<float>> plain;
