@@ -69,6 +69,7 @@
 #include "kernels/cuda/fp8.cuh"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_facts.cuh"
 #include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
@@ -1039,10 +1040,11 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     return;
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // This CTA's partial states are written: the merge kernel, launched as a programmatic dependent
-  // (launch_merge), may start its launch; its griddepcontrol.wait still waits for this grid's completion and
-  // memory flush before it reads them. FlashInfer's split-KV kernels trigger at the same point, after their
-  // output writes (0.7.2 include/flashinfer/attention/prefill.cuh L3422 / L4350, decode.cuh likewise).
+  // This CTA's outputs are written (with a split, its partial states; without one no dependent follows and the
+  // trigger does nothing): the merge kernel, launched as a programmatic dependent (launch_merge), may start its
+  // launch; its griddepcontrol.wait still waits for this grid's completion and memory flush before it reads them.
+  // FlashInfer's split-KV kernels trigger at the same point, after their output writes (0.7.2
+  // include/flashinfer/attention/prefill.cuh L3422 / L4350, decode.cuh likewise).
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
@@ -1262,23 +1264,13 @@ int forced_decode_warps() {
   return v == "2" ? 2 : (v == "4" ? 4 : (v == "8" ? 8 : 0));
 }
 
-// SM count and compute capability of the current device, queried once per device (a decode launch is on the eager
-// timing path; graph replays never run this host code).
-struct DeviceFacts {
-  int sms = 0, major = 0;
-};
-const DeviceFacts& device_facts() {
-  constexpr int kMaxDevices = 64;
-  static DeviceFacts facts[kMaxDevices];
-  static std::once_flag once[kMaxDevices];
-  int dev = 0;
-  ATTNBENCH_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= kMaxDevices) throw Unsupported("attention_decode: device index " + std::to_string(dev));
-  std::call_once(once[dev], [dev] {
-    ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&facts[dev].sms, cudaDevAttrMultiProcessorCount, dev));
-    ATTNBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&facts[dev].major, cudaDevAttrComputeCapabilityMajor, dev));
-  });
-  return facts[dev];
+// The current device's facts (cuda_detail::current_device_facts: asked once per device); no device answering is
+// a DeviceError, as the driver query it replaces was.
+const cuda_detail::DeviceFacts& device_facts() {
+  const cuda_detail::DeviceFacts* f = cuda_detail::current_device_facts();
+  if (f == nullptr)
+    throw DeviceError("attention_decode: the current CUDA device did not answer its attribute queries", false);
+  return *f;
 }
 int sm_count() { return device_facts().sms; }
 
@@ -1317,6 +1309,26 @@ int small_m_warps(std::int64_t grid, int chunks) {
   return 4;
 }
 
+// The merge kernel over the split-KV partials of a decode launch, as a programmatic dependent of it where
+// merge_pdl() says so (the decode CTAs trigger after their partial-state writes; the merge waits first).
+template <bool kBf16>
+void launch_merge(const DecodeArgs& a, int head_dim, cudaStream_t stream) {
+  const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
+  const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>((rows + items_per_block - 1) / items_per_block));
+  cfg.blockDim = dim3(kMergeWarpsPerBlock * 32);
+  cfg.stream = stream;
+  cudaLaunchAttribute pdl = {};
+  if (merge_pdl()) {
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &pdl;
+    cfg.numAttrs = 1;
+  }
+  ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_merge_kernel<kBf16>, a, head_dim));
+}
+
 template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {
   const std::int64_t grid = grid_ctas(a);
@@ -1334,22 +1346,7 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
     }
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
-  if (a.split && a.semaphores == nullptr) {
-    const std::int64_t rows = static_cast<std::int64_t>(a.total_q) * a.num_qo_heads;
-    const int items_per_block = kMergeWarpsPerBlock / merge_warps_per_item(a.num_chunks);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>((rows + items_per_block - 1) / items_per_block));
-    cfg.blockDim = dim3(kMergeWarpsPerBlock * 32);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    if (merge_pdl()) {
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-    }
-    ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_merge_kernel<kBf16>, a, D));
-  }
+  if (a.split && a.semaphores == nullptr) launch_merge<kBf16>(a, D, stream);
 }
 
 // (model dtype, fp8 kind) -> the compiled kernel of head_dim D.

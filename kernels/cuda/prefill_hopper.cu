@@ -69,6 +69,7 @@
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_facts.cuh"
 #include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/kernel_args.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
@@ -925,17 +926,8 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 
 bool prefill_hopper_usable() {
 #if defined(ATTNBENCH_CUDA_SM90A)
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  static int cached[64] = {};  // 0 unknown, 1 yes, 2 no
-  if (dev < 0 || dev >= 64) return false;
-  if (cached[dev] == 0) {
-    int major = 0, minor = 0;
-    const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess;
-    cached[dev] = ok && major == 9 && minor == 0 ? 1 : 2;
-  }
-  return cached[dev] == 1;
+  const cuda_detail::DeviceFacts* f = cuda_detail::current_device_facts();
+  return f != nullptr && f->major == 9 && f->minor == 0;
 #else
   return false;  // the build has no sm_90a code (CMAKE_CUDA_ARCHITECTURES without 90a)
 #endif
