@@ -33,8 +33,9 @@
 // split the m-tiles. At most 8 rows (kSmallM: every decode preset) turn both products around: S^T = K Q^T (the
 // keys are the 16 M rows, the query rows the 8 N columns) and O^T = V^T P^T, P^T reaching the PV MMA through
 // movmatrix; no MMA row is padding. fp8 grids that fill at most half the SMs' CTA slots take CTAs of 8 warps
-// over 128-key tiles (has_wide_ctas), grids of an even number (>= 2) of waves at head_dim 128 / 256 CTAs of 2
-// warps over 32-key tiles, twice as many per SM (has_narrow_ctas; ATTNBENCH_DECODE_WARPS=2|4|8 forces one).
+// over 128-key tiles (has_wide_ctas), grids of three or four waves at head_dim 128 CTAs of 1 warp over 16-key
+// tiles, four times as many per SM (has_single_ctas), other grids of an even number (>= 2) of waves at head_dim 128
+// / 256 CTAs of 2 warps over 32-key tiles, twice as many (has_narrow_ctas; ATTNBENCH_DECODE_WARPS=1|2|4|8 forces one).
 // Online softmax in base 2, per warp; the warps' states merge through shared memory.
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
@@ -46,7 +47,8 @@
 // Llama-3.1-8B, e4m3, trtllm_mha, graph (attnbench run; copy bandwidth 4.245 TB/s): with S^T = K Q^T and the
 // wide CTAs (results/h200/fp8/run-2026-12-01c/) b=64 kv 4k / 16k 3.99 / 4.31 TB/s, b=256 kv 4k / 16k 4.23 / 4.37,
 // b=256 kv 1k 3.66 (0.86: 3.9 lockstep waves, each opening with a page-table and a KV round trip; with the narrow
-// CTAs, results/h200/fp8/narrow-ctas-2026-12-02/, 3.86-3.87 TB/s, 0.91-0.92), b=16 kv 16k
+// CTAs, results/h200/fp8/narrow-ctas-2026-12-02/, 3.86-3.87 TB/s, 0.91-0.92; with the single-warp ones, one wave,
+// results/h200/fp8/single-warp-2026-12-02/, 3.96 TB/s, 0.93 of that machine's 4.266), b=16 kv 16k
 // 3.76 (0.89: 256 CTAs, 124 SMs with two, 8 with one); before (run-2026-12-01b/, S = Q K^T with 8 padding rows,
 // 4-warp CTAs) 3.84 / 4.12, 3.97 / 3.97, 3.38 and 3.02. Head_dim 256 (Gemma-3-12B's global layer, bf16, b=16
 // kv 16k, ncu): 639 -> 479 µs, DRAM 70% -> 93% of peak with S^T = K Q^T.
@@ -137,6 +139,17 @@ constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
 template <int D>
 constexpr bool has_narrow_ctas() { return D == 128 || D == 256; }
 inline constexpr int kNarrowMaxChunks = 2;
+// Single-warp CTAs (kW = 1, tiles of 16 keys, three stages, four times the 4-warp CTAs per SM; kSmallM only,
+// head_dim 128): the same warps per SM again, each its own CTA (no barrier couples it to another warp), so a grid of
+// two to four 4-warp waves runs as one. They pay where that one wave is more than half full: H200, Llama-3.1-8B
+// decode, trtllm_mha, graph, forward us per layer single / the best other shape, kv 1k / 4k
+// (results/h200/fp8/single-warp-2026-12-02/): fp8 e4m3 (528 4-warp slots) at 2.42 4-warp waves 0.866 / 0.895
+// (b=160), 2.91 0.907 / 0.963, 3.39 0.920 / 0.927, 3.88 (b=256) 0.954 / 0.972; bf16 (264 slots) 2.91 (b=96) 0.936 /
+// 0.992, 3.88 0.975 / 0.995; but at 1.94 waves (half a single-warp wave) fp8 0.993 / 1.015 and bf16 1.065 / 1.095,
+// and at 5.8 waves (bf16 b=192) 1.100 / 1.147. small_m_warps takes them where the 4-warp grid needs three or four
+// waves.
+template <int D>
+constexpr bool has_single_ctas() { return D == 128; }
 
 
 // AttentionParams reduced to what the kernels read: the shared part (kernels/cuda/kernel_args.cuh), then the
@@ -1255,13 +1268,13 @@ void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
-// ATTNBENCH_DECODE_WARPS=2, 4 or 8 forces the CTA shape where it is compiled (the GPU tests run each); unset or
+// ATTNBENCH_DECODE_WARPS=1, 2, 4 or 8 forces the CTA shape where it is compiled (the GPU tests run each); unset or
 // anything else: the grid rule of small_m_warps.
 int forced_decode_warps() {
   const char* e = std::getenv("ATTNBENCH_DECODE_WARPS");
   if (e == nullptr) return 0;
   const std::string v(e);
-  return v == "2" ? 2 : (v == "4" ? 4 : (v == "8" ? 8 : 0));
+  return v == "1" ? 1 : (v == "2" ? 2 : (v == "4" ? 4 : (v == "8" ? 8 : 0)));
 }
 
 // The current device's facts (cuda_detail::current_device_facts: asked once per device); no device answering is
@@ -1293,19 +1306,23 @@ std::int64_t grid_ctas(const DecodeArgs& a) {
 // Warps per CTA of the kSmallM kernel for a grid of `grid` CTAs (`chunks` of them per request and KV head), with
 // `slots` 4-warp CTAs resident at once (SMs x kBlocks): a rule on the grid and the device only, so a graph replay
 // takes the kernel its capture took. 8 (wide, fp8 at head_dim <= 128) where the grid fills at most half of the
-// slots: the same CTAs, twice the warps; 2 (narrow, head_dim 128 and 256) where the 4-warp grid takes an even number
-// of waves and a request has at most kNarrowMaxChunks chunks (has_narrow_ctas's comment); else 4.
+// slots: the same CTAs, twice the warps. Where a request has at most kNarrowMaxChunks chunks: 1 (single, head_dim
+// 128) where the 4-warp grid takes three or four waves (has_single_ctas's comment), else 2 (narrow, head_dim 128
+// and 256) where it takes an even number of waves (has_narrow_ctas's). Else 4.
 // ATTNBENCH_DECODE_WARPS forces a compiled shape.
 template <int D, int kFp8>
 int small_m_warps(std::int64_t grid, int chunks) {
   constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
   const int forced = forced_decode_warps();
-  if (forced == 2 || (forced == 8 && has_wide_ctas<D, kFp8>())) return forced;
+  if (forced == 2 || (forced == 8 && has_wide_ctas<D, kFp8>()) || (forced == 1 && has_single_ctas<D>())) return forced;
   if (forced == 4) return 4;
   const std::int64_t slots = static_cast<std::int64_t>(sm_count()) * kBlocks;
   if (has_wide_ctas<D, kFp8>() && grid * 2 <= slots) return 8;
   const std::int64_t waves = (grid + slots - 1) / slots;
-  if (has_narrow_ctas<D>() && chunks <= kNarrowMaxChunks && waves >= 2 && waves % 2 == 0) return 2;
+  if (chunks <= kNarrowMaxChunks) {
+    if (has_single_ctas<D>() && (waves == 3 || waves == 4)) return 1;
+    if (has_narrow_ctas<D>() && waves >= 2 && waves % 2 == 0) return 2;
+  }
   return 4;
 }
 
@@ -1339,6 +1356,8 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
     const int warps = small_m_warps<D, kFp8>(grid, a.num_chunks);
     if (warps == 2) {
       launch_mma<kBf16, D, 3, kBlocks * 2, kFp8, true, 2>(a, g, stream);
+    } else if (has_single_ctas<D>() && warps == 1) {  // (1 only where compiled: small_m_warps)
+      if constexpr (has_single_ctas<D>()) launch_mma<kBf16, D, 3, kBlocks * 4, kFp8, true, 1>(a, g, stream);
     } else if (has_wide_ctas<D, kFp8>() && warps == 8) {  // (8 only where compiled: small_m_warps)
       if constexpr (has_wide_ctas<D, kFp8>()) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
     } else {

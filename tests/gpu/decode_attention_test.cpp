@@ -386,13 +386,14 @@ Spec check_shape_cases(Device& dev, Spec s, int gqa_q_len, std::uint64_t& seed) 
   return s;
 }
 
-// Every case on the three CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 2 warps and 32-key tiles, 4 and
-// 64, or 8 and 128 at head_dim <= 128; the grid rule would pick the wide CTAs for every small case here).
+// Every case on the four CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 1 warp and 16-key tiles at head_dim
+// 128, 2 and 32, 4 and 64, or 8 and 128 at head_dim <= 128; a shape not compiled for a head_dim falls back to the
+// rule, which would pick the wide CTAs for every small case here).
 TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 900;
-  for (const char* warps : {"2", "4", "8"})
+  for (const char* warps : {"1", "2", "4", "8"})
   for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
@@ -410,15 +411,16 @@ TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
         }
 }
 
-// The CTA shapes of the 16-bit kSmallM kernels (ATTNBENCH_DECODE_WARPS: 2 warps over 32-key tiles, twice the CTAs
-// per SM, or 4 over 64; the grid rule takes 2 only for grids of more than one wave, which no small case here is):
+// The CTA shapes of the 16-bit kSmallM kernels (ATTNBENCH_DECODE_WARPS: 1 warp over 16-key tiles at head_dim 128,
+// four times the CTAs per SM, 2 over 32-key tiles, twice the CTAs, or 4 over 64; the grid rule takes 1 and 2 only for
+// grids of more than one wave, which no small case here is):
 // every head dim, both addressings, GQA with a window and sinks at q_len_per_req 2, an even split through the merge
 // kernel and through the in-kernel merge (semaphores), each against the CPU twin.
 TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 2100;
-  for (const char* warps : {"2", "4"})
+  for (const char* warps : {"1", "2", "4"})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
         for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
@@ -438,9 +440,9 @@ TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
 // The CTA-shape rule of the kSmallM kernels (attention_decode_cta_warps, what launch_attention_decode runs), on
 // grids sized in waves of the device's 4-warp CTA slots (SMs x the kernels' CTAs per SM, decode_attention.cu
 // default_min_blocks: 16-bit KV 2 at head_dim 64 / 128 and 1 at 256, fp8 3 / 4 / 2): 8 warps for an fp8 grid filling at
-// most half the slots (head_dim <= 128); 2 at head_dim 128 and 256 where the 4-warp grid takes an even number of
-// waves and a request has at most 2 KV chunks; else 4; more than 8 rows per (request, KV head) is not kSmallM (4);
-// ATTNBENCH_DECODE_WARPS overrides.
+// most half the slots (head_dim <= 128); where a request has at most 2 KV chunks, 1 at head_dim 128 where the 4-warp
+// grid takes three or four waves, else 2 at head_dim 128 and 256 where it takes an even number; else 4; more than 8
+// rows per (request, KV head) is not kSmallM (4); ATTNBENCH_DECODE_WARPS overrides.
 TEST(DecodeAttention, CtaShapeRule) {
   ATTNBENCH_REQUIRE_GPU();
   const int sms = make_device(DeviceChoice::cuda)->sm_count();
@@ -467,6 +469,8 @@ TEST(DecodeAttention, CtaShapeRule) {
       const int per_sm = fp8 ? (dim == 256 ? 2 : (dim == 128 ? 4 : 3)) : (dim == 256 ? 1 : 2);
       const std::int64_t slots = static_cast<std::int64_t>(sms) * per_sm;
       const int narrow = dim == 64 ? 4 : 2;  // narrow CTAs where measured (head_dim 128, 256)
+      const int single = dim == 128 ? 1 : (dim == 256 ? 2 : 4);  // single-warp CTAs at head_dim 128, else the even rule
+      const int three = dim == 128 ? 1 : 4;
       const bool wide = fp8 && dim <= 128;
       auto warps = [&](std::int64_t ctas, int q_len = 1, int chunks = 1) {
         return attention_decode_cta_warps(params(ctas, dim, q_len, kv, chunks));
@@ -476,11 +480,17 @@ TEST(DecodeAttention, CtaShapeRule) {
       EXPECT_EQ(warps(slots), 4) << "one full wave";
       EXPECT_EQ(warps(slots + 1), narrow) << "two waves";
       EXPECT_EQ(warps(2 * slots), narrow) << "two full waves";
-      EXPECT_EQ(warps(2 * slots + 1), 4) << "three waves";
-      EXPECT_EQ(warps(4 * slots - 1), narrow) << "four waves";
+      EXPECT_EQ(warps(2 * slots + 1), three) << "three waves";
+      EXPECT_EQ(warps(3 * slots), three) << "three full waves";
+      EXPECT_EQ(warps(4 * slots - 1), single) << "four waves";
+      EXPECT_EQ(warps(4 * slots), single) << "four full waves";
+      EXPECT_EQ(warps(4 * slots + 1), 4) << "five waves";
+      EXPECT_EQ(warps(6 * slots), narrow) << "six waves";
       EXPECT_EQ(warps(4 * slots, 4), 4) << "16 rows per CTA: not kSmallM";
       EXPECT_EQ(warps(2 * slots, 1, 2), narrow) << "two waves of 2 chunks a request";
+      EXPECT_EQ(warps(4 * slots, 1, 2), single) << "four waves of 2 chunks a request";
       EXPECT_EQ(warps(33 * (2 * slots / 33), 1, 33), 4) << "two waves of 33 chunks a request";
+      EXPECT_EQ(warps(33 * (4 * slots / 33), 1, 33), 4) << "four waves of 33 chunks a request";
       {
         ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "4");
         EXPECT_EQ(warps(2 * slots), 4) << "forced 4";
@@ -489,6 +499,10 @@ TEST(DecodeAttention, CtaShapeRule) {
       {
         ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "2");
         EXPECT_EQ(warps(1), 2) << "forced 2";
+      }
+      {
+        ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "1");
+        EXPECT_EQ(warps(1), dim == 128 ? 1 : (wide ? 8 : 4)) << "forced 1 where compiled, else the rule";
       }
       {
         ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "8");
