@@ -14,13 +14,7 @@ FILTER="${FILTER:-^decode/llama-3.1-8b/}"
 BACKEND="${BACKEND:-trtllm_mha}"
 TIMING="${TIMING:-graph}"
 export AB_TIMING="$TIMING"
-mkdir -p "$OUT"
-P="${P:-$PWD/.carry/prefix}"
-export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-ab=build-h200/attnbench
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-"$ab" env > "$OUT/env.txt" 2>&1
+. "$(dirname "$0")/h200_ab_common.sh"
 for r in $(seq 1 "$ROUNDS"); do
   for v in a b; do
     e=(); [ "$v" = b ] && e=($ENV_B)

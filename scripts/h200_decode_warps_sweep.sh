@@ -14,13 +14,7 @@ BACKEND="${BACKEND:-trtllm_mha}"
 KV_LENS="${KV_LENS:-1024,4096}"
 FP8_BATCHES="${FP8_BATCHES:-96,128,160,192,224,256,320,384,512}"
 BF16_BATCHES="${BF16_BATCHES:-32,48,64,96,128,160,192,256}"
-mkdir -p "$OUT"
-P="${P:-$PWD/.carry/prefix}"
-export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-ab=build-h200/attnbench
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-"$ab" env > "$OUT/env.txt" 2>&1
+. "$(dirname "$0")/h200_ab_common.sh"
 for r in $(seq 1 "$ROUNDS"); do
   for w in $WARPS; do
     for kind in fp8 bf16; do
