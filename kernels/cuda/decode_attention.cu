@@ -135,7 +135,8 @@ constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
 // (3.9 / 15.5 waves) 0.94-1.00, but b=1 (33 chunks of at most ~500 keys, 2 waves) 1.09-1.21: a CTA of a few tiles
 // is latency-bound, and narrow CTAs run its 16-key blocks on half the warps, one after another. The rule
 // (small_m_warps) takes them at head_dim 128 and 256, where they were measured, and only where the plan cuts a
-// request into at most kNarrowMaxChunks chunks; ATTNBENCH_DECODE_WARPS=2 forces them anywhere.
+// request into at most kNarrowMaxChunks chunks (at head_dim 128 the single-warp CTAs below take the grids of four
+// waves); ATTNBENCH_DECODE_WARPS=2 forces them anywhere.
 template <int D>
 constexpr bool has_narrow_ctas() { return D == 128 || D == 256; }
 inline constexpr int kNarrowMaxChunks = 2;
