@@ -36,17 +36,17 @@ def main(argv):
                 with f:
                     for row in csv.DictReader(f):
                         if row["status"] == "ok" and row["timing"] == timing:
-                            prefix = "" if row["mode"] == "decode" else " %s %s prefix=%d" % (
+                            what = "" if row["mode"] == "decode" else " %s %s prefix=%d" % (
                                 row["model"], row["mode"], int(float(row["prefix_len_mean"] or 0)))
-                            key = (row["backend"], prefix, int(row["batch"]), int(row["kv_len_max"]))
+                            key = (row["backend"], what, int(row["batch"]), int(row["kv_len_max"]))
                             rows.setdefault(key, {}).setdefault(v, []).append(
                                 (float(row["forward_median_us"]), float(row["tb_per_s"] or "nan")))
-        for (backend, prefix, b, kv), d in sorted(rows.items()):
+        for (backend, what, b, kv), d in sorted(rows.items()):
             x, y = d.get(labels[0], []), d.get(labels[1], [])
             if not (x and y):
                 continue
             print("%s %-12s%s b=%d kv=%d fwd_us %s %s %s %s  %s/%s %.3f  TB/s %s %.2f %s %.2f" % (
-                kind, backend, prefix, b, kv, labels[0], "/".join("%.1f" % t for t, _ in x), labels[1],
+                kind, backend, what, b, kv, labels[0], "/".join("%.1f" % t for t, _ in x), labels[1],
                 "/".join("%.1f" % t for t, _ in y), labels[1], labels[0],
                 min(t for t, _ in y) / min(t for t, _ in x), labels[0], max(s for _, s in x), labels[1],
                 max(s for _, s in y)))

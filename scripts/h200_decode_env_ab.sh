@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of a decode kernel setting chosen by environment on one H200: one attnbench binary (built into build-h200 by
+# A/B of a kernel setting chosen by environment on one H200: one attnbench binary (built into build-h200 by
 # scripts/h200_ncu.sh step build), the Llama-3.1-8B decode rows of configs/fp8-evidence.toml (fp8 e4m3) and of
 # configs/pr-evidence.toml (bf16), BACKEND (default trtllm_mha; a comma list), TIMING (default graph; eager for extend
 # rows, e.g. FILTER='^extend/'), run with the environment as it is ("a") and with

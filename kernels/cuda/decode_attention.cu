@@ -1275,7 +1275,9 @@ int forced_decode_warps() {
   const char* e = std::getenv("ATTNBENCH_DECODE_WARPS");
   if (e == nullptr) return 0;
   const std::string v(e);
-  return v == "1" ? 1 : (v == "2" ? 2 : (v == "4" ? 4 : (v == "8" ? 8 : 0)));
+  for (int w : {1, 2, 4, 8})
+    if (v == std::to_string(w)) return w;
+  return 0;
 }
 
 // The current device's facts (cuda_detail::current_device_facts: asked once per device); no device answering is
@@ -1311,12 +1313,17 @@ std::int64_t grid_ctas(const DecodeArgs& a) {
 // 128) where the 4-warp grid takes three or four waves (has_single_ctas's comment), else 2 (narrow, head_dim 128
 // and 256) where it takes an even number of waves (has_narrow_ctas's). Else 4.
 // ATTNBENCH_DECODE_WARPS forces a compiled shape.
+// Whether the kSmallM kernel of head_dim D is compiled with CTAs of `warps` warps (run_mma's instances).
+template <int D, int kFp8>
+constexpr bool small_m_compiled(int warps) {
+  return warps == 4 || warps == 2 || (warps == 8 && has_wide_ctas<D, kFp8>()) || (warps == 1 && has_single_ctas<D>());
+}
+
 template <int D, int kFp8>
 int small_m_warps(std::int64_t grid, int chunks) {
   constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
   const int forced = forced_decode_warps();
-  if (forced == 2 || (forced == 8 && has_wide_ctas<D, kFp8>()) || (forced == 1 && has_single_ctas<D>())) return forced;
-  if (forced == 4) return 4;
+  if (forced != 0 && small_m_compiled<D, kFp8>(forced)) return forced;
   const std::int64_t slots = static_cast<std::int64_t>(sm_count()) * kBlocks;
   if (has_wide_ctas<D, kFp8>() && grid * 2 <= slots) return 8;
   const std::int64_t waves = (grid + slots - 1) / slots;
@@ -1357,9 +1364,9 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {
     const int warps = small_m_warps<D, kFp8>(grid, a.num_chunks);
     if (warps == 2) {
       launch_mma<kBf16, D, 3, kBlocks * 2, kFp8, true, 2>(a, g, stream);
-    } else if (has_single_ctas<D>() && warps == 1) {  // (1 only where compiled: small_m_warps)
+    } else if (has_single_ctas<D>() && warps == 1) {  // (1 and 8 only where small_m_compiled; else the 4-warp kernel)
       if constexpr (has_single_ctas<D>()) launch_mma<kBf16, D, 3, kBlocks * 4, kFp8, true, 1>(a, g, stream);
-    } else if (has_wide_ctas<D, kFp8>() && warps == 8) {  // (8 only where compiled: small_m_warps)
+    } else if (has_wide_ctas<D, kFp8>() && warps == 8) {
       if constexpr (has_wide_ctas<D, kFp8>()) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
     } else {
       launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);

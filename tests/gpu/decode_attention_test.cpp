@@ -469,8 +469,9 @@ TEST(DecodeAttention, CtaShapeRule) {
       const int per_sm = fp8 ? (dim == 256 ? 2 : (dim == 128 ? 4 : 3)) : (dim == 256 ? 1 : 2);
       const std::int64_t slots = static_cast<std::int64_t>(sms) * per_sm;
       const int narrow = dim == 64 ? 4 : 2;  // narrow CTAs where measured (head_dim 128, 256)
-      const int single = dim == 128 ? 1 : (dim == 256 ? 2 : 4);  // single-warp CTAs at head_dim 128, else the even rule
-      const int three = dim == 128 ? 1 : 4;
+      // Three or four 4-warp waves: single-warp CTAs at head_dim 128; else four (even) waves are narrow, three are 4.
+      const int three_waves = dim == 128 ? 1 : 4;
+      const int four_waves = dim == 128 ? 1 : narrow;
       const bool wide = fp8 && dim <= 128;
       auto warps = [&](std::int64_t ctas, int q_len = 1, int chunks = 1) {
         return attention_decode_cta_warps(params(ctas, dim, q_len, kv, chunks));
@@ -480,15 +481,15 @@ TEST(DecodeAttention, CtaShapeRule) {
       EXPECT_EQ(warps(slots), 4) << "one full wave";
       EXPECT_EQ(warps(slots + 1), narrow) << "two waves";
       EXPECT_EQ(warps(2 * slots), narrow) << "two full waves";
-      EXPECT_EQ(warps(2 * slots + 1), three) << "three waves";
-      EXPECT_EQ(warps(3 * slots), three) << "three full waves";
-      EXPECT_EQ(warps(4 * slots - 1), single) << "four waves";
-      EXPECT_EQ(warps(4 * slots), single) << "four full waves";
+      EXPECT_EQ(warps(2 * slots + 1), three_waves) << "three waves";
+      EXPECT_EQ(warps(3 * slots), three_waves) << "three full waves";
+      EXPECT_EQ(warps(4 * slots - 1), four_waves) << "four waves";
+      EXPECT_EQ(warps(4 * slots), four_waves) << "four full waves";
       EXPECT_EQ(warps(4 * slots + 1), 4) << "five waves";
       EXPECT_EQ(warps(6 * slots), narrow) << "six waves";
       EXPECT_EQ(warps(4 * slots, 4), 4) << "16 rows per CTA: not kSmallM";
       EXPECT_EQ(warps(2 * slots, 1, 2), narrow) << "two waves of 2 chunks a request";
-      EXPECT_EQ(warps(4 * slots, 1, 2), single) << "four waves of 2 chunks a request";
+      EXPECT_EQ(warps(4 * slots, 1, 2), four_waves) << "four waves of 2 chunks a request";
       EXPECT_EQ(warps(33 * (2 * slots / 33), 1, 33), 4) << "two waves of 33 chunks a request";
       EXPECT_EQ(warps(33 * (4 * slots / 33), 1, 33), 4) << "four waves of 33 chunks a request";
       {
