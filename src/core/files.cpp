@@ -423,4 +423,29 @@ void OutputTarget::finish() {
   file_->commit();
 }
 
+void check_json_nesting(std::string_view text, int max_depth, const std::string& label) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        throw InputError(label + ": JSON nested deeper than " + std::to_string(max_depth) + " levels (at byte " +
+                         std::to_string(i) + ")");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 }  // namespace attnbench

@@ -52,6 +52,16 @@ void check_input_file(const std::string& path, const std::string& what, std::int
 std::string read_input_file(const std::string& path, const std::string& what, std::int64_t max_bytes,
                             NulBytes nul = NulBytes::reject);
 
+// The deepest nesting of arrays / objects a JSON input may have (results, memory reports, model configs,
+// shard case lists): real files nest a few levels; nlohmann's parser recurses once per level, so hostile text
+// nested tens of thousands deep would overflow the stack instead of failing cleanly.
+inline constexpr int kMaxJsonNesting = 64;
+
+// Throws InputError "<label>: JSON nested deeper than MAX levels (at byte N)" when `text` opens more than
+// `max_depth` arrays / objects inside each other (brackets inside strings do not count). Linear, no recursion:
+// run it before handing hostile text to a recursive parser.
+void check_json_nesting(std::string_view text, int max_depth, const std::string& label);
+
 // ---- outputs never overwrite inputs --------------------------------------------------------------------
 
 // A file's identity: what stat reports as st_dev and st_ino. Two paths name the same file exactly when their

@@ -348,6 +348,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     }
     return true;
   };
+  check_json_nesting(text, kMaxJsonNesting, "--model " + source);
   try {
     root = json::parse(text, no_duplicate_keys);
   } catch (const json::exception& e) {

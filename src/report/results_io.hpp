@@ -22,6 +22,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/files.hpp"
+
 namespace attnbench {
 
 // Version 2 added `sglang_version` and `arch` (the modelled SGLang release and the GPU path taken). Version 1
@@ -35,7 +37,6 @@ inline constexpr const char* kSchemaV1SglangVersion = "30cb848d4";
 // and so is JSON nested deeper (nlohmann's parser and printer recurse; attnbench's own reports nest 5 deep).
 inline constexpr std::int64_t kMaxResultsFileBytes = std::int64_t{512} << 20;  // 512 MiB
 inline constexpr std::int64_t kMaxMemoryReportBytes = std::int64_t{64} << 20;  // 64 MiB (memory JSON)
-inline constexpr int kMaxJsonNesting = 64;
 
 // One CSV cell: `s` as is, or double-quoted (quotes doubled) when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
@@ -180,10 +181,7 @@ std::string json_error_text(const std::exception& e);
 // first and report that).
 std::optional<std::string> first_duplicate_json_key(std::string_view text);
 
-// Throws InputError "<label>: JSON nested deeper than MAX levels (at byte N)" when `text` opens more than
-// `max_depth` arrays / objects inside each other (brackets inside strings do not count). Linear, no recursion:
-// run it before handing hostile text to a recursive parser.
-void check_json_nesting(std::string_view text, int max_depth, const std::string& label);
+// check_json_nesting / kMaxJsonNesting: core/files.hpp.
 
 // The header line, column names joined by commas, without a line terminator.
 std::string results_csv_header();

@@ -212,6 +212,7 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
   std::map<const Shard*, std::map<std::string, std::size_t>> assigned;  // shard -> case id -> index in the sweep
   for (const Shard* s : ordered) {
     const std::string text = required(*s, kShardCasesKey);
+    check_json_nesting(text, kMaxJsonNesting, "merge: " + s->name() + ": " + kShardCasesKey);
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);

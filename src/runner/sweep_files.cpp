@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "report/results_io.hpp"
 
 namespace attnbench {
@@ -155,6 +156,7 @@ std::vector<std::pair<std::string, std::string>> read_json_environment(const std
     if (depth == 1 && event == Json::parse_event_t::key) return parsed == "environment";
     return true;
   };
+  check_json_nesting(text, kMaxJsonNesting, label);
   const Json j = Json::parse(text, keep, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw InputError(label + ": not a JSON report (it does not parse)");
   const auto it = j.find("environment");

@@ -293,6 +293,13 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
     return msg.find(part) != std::string::npos ? ::testing::AssertionSuccess()
                                                : ::testing::AssertionFailure() << "'" << part << "' not in: " << msg;
   };
+  // Nested 100,000 deep, inside a key or at the top: refused before parsing (nlohmann's parser recursed once per
+  // level and overflowed the stack); 64 levels are still read (and then refused for what they hold).
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_TRUE(has(parse_error(deep), "--model m.json: JSON nested deeper than 64 levels (at byte 64)"));
+  EXPECT_TRUE(has(parse_error(R"({"architectures": )" + deep + "}"), "--model m.json: JSON nested deeper than 64 levels"));
+  EXPECT_TRUE(has(parse_error(R"({"x": )" + std::string(63, '[') + std::string(63, ']') + "}"),
+                  "--model m.json: architectures: missing (required"));
   EXPECT_TRUE(has(parse_error(R"({"architectures": ["X"], "num_attention_heads": 4, "head_dim": 64,
                                   "max_position_embeddings": 8})"),
                   "--model m.json: num_hidden_layers: missing (required)"));

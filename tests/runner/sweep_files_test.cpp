@@ -126,6 +126,16 @@ TEST(SweepFiles, TheJsonReportIsWrittenWholeAndItsEnvironmentReadBack) {
   EXPECT_THROW(write_sweep_json(d.file("no/such/dir.json"), env, "x", {}), WriteError);
   test::write_file(d.file("cut.json"), test::read_file(d.file("r.json")).substr(0, 40));
   EXPECT_THROW(read_json_environment(d.file("cut.json"), "--resume"), InputError);
+  // Nested 100,000 deep (the parser recursed once per level: a stack overflow, exit 139): one clear error.
+  test::write_file(d.file("deep.json"), std::string(100000, '[') + std::string(100000, ']'));
+  try {
+    read_json_environment(d.file("deep.json"), "--resume");
+    ADD_FAILURE() << "a JSON file nested 100,000 deep was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--resume " + d.file("deep.json") + ": JSON nested deeper than 64 levels"),
+              std::string::npos)
+        << e.what();
+  }
   for (const auto& e : std::filesystem::directory_iterator(d.path()))
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << "a temporary file stayed";
 }
