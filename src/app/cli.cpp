@@ -84,7 +84,7 @@ void decimal_integers_only(CLI::App* app) {
 }
 
 void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bool model = true) {
-  if (model) sub->add_option("--model", m.model, "Model preset (attnbench list shows them)")->capture_default_str();
+  if (model) sub->add_option("--model", m.model, "Model preset (attnbench list shows them), a config.json or a model folder")->capture_default_str();
   sub->add_option("--layers", m.layers, "Layers to run, at most the model's (0: all of them)")->capture_default_str();
   sub->add_option("--tp-size", m.tp_size, "Tensor-parallel degree: heads per rank = heads / tp (0: the preset's)")
       ->capture_default_str();
@@ -188,7 +188,7 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     RunOptions& r = out.run;
     RunPlan& p = r.plan;  // what runs: bound straight into the runner's plan
     add_model_options(sub, p.model, /*page_size=*/false, /*model=*/false);
-    sub->add_option("--model", p.models, "Model presets, comma separated")->delimiter(',')->capture_default_str();
+    sub->add_option("--model", p.models, "Model presets, config.json files or model folders, comma separated")->delimiter(',')->capture_default_str();
     sub->add_option("--page-size", p.page_sizes, "KV page sizes in tokens (TRTLLM-MHA: 16/32/64/128)")->delimiter(',')->capture_default_str();
     sub->add_option("--attention-backend,--backend", p.backends, "Backends to compare, comma separated, or all")
         ->delimiter(',')->capture_default_str();

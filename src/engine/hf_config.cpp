@@ -413,12 +413,20 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   return m;
 }
 
-ModelConfig read_hf_config(const std::string& path) {
-  const std::string shown_path = printable(path);
+ModelConfig read_hf_config(const std::string& given) {
   std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
+  auto st = std::filesystem::status(given, ec);
   if (ec || !std::filesystem::exists(st))
-    throw InputError("--model " + shown_path + ": no such file (expected a preset name or a config.json)");
+    throw InputError("--model " + printable(given) + ": no such file (expected a preset name, a config.json or a model folder)");
+  // A model folder (what SGLang's --model-path takes, e.g. a Hugging Face snapshot): its config.json.
+  std::string path = given;
+  if (std::filesystem::is_directory(st)) {
+    path = (std::filesystem::path(given) / "config.json").string();
+    st = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(st))
+      throw InputError("--model " + printable(given) + ": a folder without a config.json");
+  }
+  const std::string shown_path = printable(path);
   if (!std::filesystem::is_regular_file(st)) throw InputError("--model " + shown_path + ": not a regular file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("--model " + shown_path + ": cannot be read");

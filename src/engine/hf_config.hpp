@@ -32,8 +32,9 @@ namespace attnbench {
 
 constexpr std::size_t kMaxHfConfigBytes = 1 << 20;  // a config.json is a few KiB; refuse anything beyond 1 MiB
 
-// Reads the config.json at `path` (a regular file of at most 1 MiB) and parses it; the model's name is
-// attnbench.name, else model_name_from_path(path). Throws InputError "--model PATH: <key>: <what>".
+// Reads the config.json at `path` (a regular file of at most 1 MiB; a folder: its config.json, as SGLang's
+// --model-path takes a model folder) and parses it; the model's name is attnbench.name, else
+// model_name_from_path of the file. Throws InputError "--model PATH: <key>: <what>".
 ModelConfig read_hf_config(const std::string& path);
 
 // Parses the text of a config.json. `source` names it in errors ("--model <source>: <key>: <what>");

@@ -526,9 +526,20 @@ TEST(HfConfig, BadGemmaKeyExitsTwoNamingIt) {
 TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {
   test::TempDir d;
   EXPECT_EQ(error_of([&] { find_model_preset(d.file("nope.json")); }),
-            "--model " + d.file("nope.json") + ": no such file (expected a preset name or a config.json)");
+            "--model " + d.file("nope.json") + ": no such file (expected a preset name, a config.json or a model folder)");
+  // A model folder (SGLang's --model-path) is read through its config.json, named after the folder; a folder
+  // without one, or whose config.json is not a file, is refused naming it.
   std::filesystem::create_directory(d.file("dir"));
-  EXPECT_EQ(error_of([&] { find_model_preset(d.file("dir")); }), "--model " + d.file("dir") + ": not a regular file");
+  EXPECT_EQ(error_of([&] { find_model_preset(d.file("dir")); }), "--model " + d.file("dir") + ": a folder without a config.json");
+  std::filesystem::create_directory(d.file("dir/config.json"));
+  EXPECT_EQ(error_of([&] { find_model_preset(d.file("dir")); }),
+            "--model " + d.file("dir/config.json") + ": not a regular file");
+  std::filesystem::create_directory(d.file("My Model"));
+  test::write_file(d.file("My Model/config.json"), config(R"("num_hidden_layers": 3)"));
+  const ModelConfig from_folder = find_model_preset(d.file("My Model"));
+  EXPECT_EQ(from_folder.name, "My-Model");
+  EXPECT_EQ(from_folder.num_layers, 3);
+  EXPECT_EQ(find_model_preset(d.file("My Model/")).name, "My-Model") << "a trailing slash names the same folder";
   EXPECT_EQ(error_of([&] { read_hf_config("/dev/null"); }), "--model /dev/null: not a regular file");
   test::write_file(d.file("big.json"), config("\"pad\": \"" + std::string(kMaxHfConfigBytes, 'x') + "\""));
   EXPECT_EQ(error_of([&] { find_model_preset(d.file("big.json")); }),
