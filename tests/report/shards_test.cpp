@@ -227,7 +227,7 @@ TEST(Merge, RefusesWhatIsNotOneCompleteSweep) {
     bad.push_back({{{"a.json", s0}, {"c.json", c}}, {"shard_cases is not JSON"}});
     ResultSet deep = s1;  // nested past the limit: refused before the (recursive) parser sees it
     set_env(deep, kShardCasesKey, std::string(100000, '[') + std::string(100000, ']'));
-    bad.push_back({{{"a.json", s0}, {"deep.json", deep}}, {"deep.json: shard_cases: JSON nested deeper than 64 levels"}});
+    bad.push_back({{{"a.json", s0}, {"deep.json", deep}}, {"deep.json (shard 1/2): shard_cases: JSON nested deeper than 64 levels"}});
     ResultSet d = s1;
     set_env(d, kShardKey, "2/2");
     bad.push_back({{{"a.json", s0}, {"d.json", d}}, {"d.json: shard", "K >= N"}});
