@@ -384,8 +384,7 @@ __device__ __forceinline__ int swz(int p, int row) {
 // them for its rows (every chunk, in chunk order: the result does not depend on which CTA is last) and resets the
 // semaphore to 0 for the next launch. FlashInfer's split-KV decode merges in a separate kernel
 // (decode_merge_kernel), which the flashinfer backend keeps.
-// At most 4 chunks: the merging CTA issues every chunk's loads at once (one L2 round trip for the lse, one for
-// the partial o); on the H200 a serial merge of 16 chunks (Llama-3.1-70B TP8, b = 16: one KV head per rank)
+// At most 4 chunks: the merging CTA issues every chunk's loads at once (lse and partial o: one L2 round trip); on the H200 a serial merge of 16 chunks (Llama-3.1-70B TP8, b = 16: one KV head per rank)
 // made that layer 5-10 % slower than the merge kernel (run-to-run noise ~3 %), while 2 chunks (Llama-3.1-8B, b = 16) gained up to 5 %
 // (results/h200/fp8/run-2026-12-01f-merge-in-kernel/).
 inline constexpr int kMaxInKernelMergeChunks = 4;
@@ -410,9 +409,17 @@ __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, in
     const float* lse = a.part_lse + qrow * C * Hq + head;  // chunk c at lse[c * Hq]
     const float* src = a.part_o + (qrow * C * Hq + head) * D + d0;
     constexpr int kC = kMaxInKernelMergeChunks;
+    // Every chunk's lse and partial o in one round trip: each chunk's CTA wrote both before it was counted (an
+    // empty chunk writes lse = -inf and o = 0), so the o loads need not wait for the lse; a chunk whose lse is
+    // -inf is skipped below whatever its o holds.
     float l[kC];
+    float4 u[kC];
 #pragma unroll
-    for (int c = 0; c < kC; ++c) l[c] = c < C ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
+    for (int c = 0; c < kC; ++c) {
+      l[c] = c < C ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
+      u[c] = c < C ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
+                   : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
     float M = a.sinks ? a.sinks[head] : -INFINITY;
 #pragma unroll
     for (int c = 0; c < kC; ++c) M = fmaxf(M, l[c]);
@@ -422,11 +429,6 @@ __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, in
       if (d0 == 0 && a.lse) a.lse[qrow * Hq + head] = -INFINITY;
       continue;
     }
-    float4 u[kC];  // a chunk without a visible key (lse = -inf): its partial o is never read
-#pragma unroll
-    for (int c = 0; c < kC; ++c)
-      u[c] = l[c] != -INFINITY ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
-                               : make_float4(0.f, 0.f, 0.f, 0.f);
     float L = a.sinks ? expf(a.sinks[head] - M) : 0.0f;
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
