@@ -12,11 +12,18 @@ unit is TFLOP/s for extend and TB/s for decode; ratio_to_best = attnbench / max(
 What each figure is:
   attnbench  the best `tflops` (extend) or `tb_per_s` (decode) of the case's ok rows in attnbench's results
              CSV (any backend, any timing): attention FLOPs or bytes of the step over its forward time, the
-             metadata excluded, the L2 flushed before each step (docs/result-schema.md).
-  cudnn/flash  one attention layer of the same shape: q [batch, Hq, extend_len, D], a dense (gathered,
-             contiguous) K/V [batch, Hkv, kv_len, D] in the case's dtype, GQA through enable_gqa (K/V read once,
-             not expanded), the case's sm_scale; a round is the median of `--reps` calls between CUDA events,
-             each after a write of 256 MiB that evicts the L2 (as attnbench flushes it), after `--warmup` calls;
+             metadata excluded, the L2 flushed before each step (docs/result-schema.md). The forward time is
+             SGLang's forward: the new tokens' K / V written into the cache, then the attention.
+  cudnn/flash  one layer's step of the same shape with PyTorch's kernels, timed the same way: the new tokens'
+             K / V written into pool slots (one device-to-device copy_ of [batch * extend_len, 2, Hkv, D], the
+             fastest any K / V write can be; --no-store leaves it out, as the anchors before 2026-12-02 did),
+             then SDPA with q [batch, Hq, extend_len, D] over a dense (gathered, contiguous) K/V
+             [batch, Hkv, kv_len, D] in the case's dtype, GQA through enable_gqa (K/V read once, not expanded),
+             the case's sm_scale. The write is also timed alone and logged (the step's time minus it is the
+             attention's). A round is the median of `--reps` calls between CUDA events, each after a write of
+             256 MiB that evicts the L2 (as attnbench flushes it) and a GPU spin of ~0.5 ms that lets the host
+             queue the call before the GPU reaches the start event (a call the GPU waited for is counted and
+             logged as a WARNING: host-bound), after `--warmup` calls;
              `--rounds` rounds per backend, interleaved (cudnn, flash, cudnn, flash, ...), and the figure is the
              best round's (the fastest median: what PyTorch can reach; one slow round is noise, not the anchor).
              The log gives every round and their spread, (max - min) / min, with a WARNING line above 20%;
@@ -46,7 +53,7 @@ attnbench has no ok row or neither backend ran.
 Usage:
   scripts/anchors.py --results RESULTS.csv --out results/h200/perf/anchors.csv
                      (--cases CASES.csv | --attnbench BIN --config configs/pr-evidence.toml)
-                     [--reps 20] [--warmup 3] [--rounds 3]
+                     [--reps 20] [--warmup 3] [--rounds 3] [--no-store]
 CASES.csv is `attnbench run --config ... --list-cases --format csv`; with --attnbench the script runs that.
 Bad input: one line on stderr naming the option or file, exit 2. torch is imported only when measuring.
 """
@@ -68,6 +75,7 @@ CASE_COLUMNS = ["case_id", "mode", "model", "num_qo_heads", "num_kv_heads", "hea
                 "prefix_lens", "new_lens", "sm_scale"]
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 FLUSH_BYTES = 256 * 1024 * 1024  # > 4x the H200's 60 MB L2
+LEAD_CYCLES = 1_000_000  # the GPU spin before each timed call: ~0.5 ms at the H200's ~2 GHz, ahead of Python's dispatch
 BACKENDS = ("cudnn", "flash")  # the order of each round
 ROUND_COLUMNS = ["case_id", "backend", "round", "median_us"]
 SPREAD_WARN_PCT = 20.0  # a round spread above this is logged as a WARNING
@@ -320,7 +328,7 @@ def write_rounds_csv(path: str, rows: Sequence[dict]) -> None:
 class Sdpa:
     """One case's tensors on the GPU and the SDPA calls of each backend."""
 
-    def __init__(self, c: AnchorCase, seed: int = 0):
+    def __init__(self, c: AnchorCase, seed: int = 0, store: bool = True):
         import torch
 
         self.torch = torch
@@ -333,6 +341,18 @@ class Sdpa:
         self.v = torch.empty(B, Hkv, L, D, device="cuda", dtype=dt).uniform_(-1, 1, generator=g)
         self.flush = torch.empty(FLUSH_BYTES, device="cuda", dtype=torch.uint8)
         self.gqa = Hq != Hkv
+        # The step's K / V write (SGLang's set_kv_buffer before the attention, as attnbench's step times it): the
+        # new tokens' K and V, token-major [B * n, 2, Hkv, D], copied into as many contiguous pool slots by one
+        # copy_, a device-to-device copy: the floor of what any write of these bytes costs, so the anchor's step
+        # is never slower than its attention plus the best possible write. (index_copy_ into the same slots, as
+        # SGLang's older set_kv_buffer indexes, measured 1.1-1.35 TB/s on the H200 where attnbench's write_kv
+        # and copy_ reach ~4.1: that store would have flattered attnbench by up to 15 % on the extend anchors.)
+        self.store = store
+        if store:
+            self.kv_new = torch.empty(B * n, 2, Hkv, D, device="cuda", dtype=dt).uniform_(-1, 1, generator=g)
+            self.kv_pool = torch.empty(B * n, 2, Hkv, D, device="cuda", dtype=dt)
+        self.timed_calls = 0  # time_us's timed calls, and those that found the GPU idle before their launches
+        self.host_bound_calls = 0
 
     def call(self, backend: str, how: str):
         """how: 'none' (no mask), 'causal' (is_causal), 'lower_right' (CausalBias), 'mask' (explicit bool)."""
@@ -353,11 +373,24 @@ class Sdpa:
             mask = (torch.arange(L, device="cuda").unsqueeze(0) <= rows).view(1, 1, n, L)
 
         def run():
+            if self.store:
+                self.kv_pool.copy_(self.kv_new)
             with sdpa_kernel([be]):
                 return F.scaled_dot_product_attention(self.q, self.k, self.v, attn_mask=mask, is_causal=causal,
                                                       scale=c.sm_scale, enable_gqa=self.gqa)
 
         return run
+
+    def store_run(self):
+        """The step's K / V write alone (timed apart and logged: the step's time minus it is the attention's)."""
+        def run():
+            self.kv_pool.copy_(self.kv_new)
+
+        return run
+
+    def store_bytes(self) -> int:
+        """Bytes the K / V write moves: the new K and V read once and written once."""
+        return 2 * self.kv_new.numel() * self.kv_new.element_size()
 
     def flash_allowed(self) -> bool:
         """Whether flash takes this shape (CausalBias would otherwise fall back to another kernel silently)."""
@@ -371,31 +404,43 @@ class Sdpa:
         return bool(can_use_flash_attention(p, False)) and torch.cuda.is_available()
 
     def time_us(self, run, reps: int, warmup: int) -> float:
+        """The median of `reps` timed calls of run(), each after the L2 flush and a GPU spin of LEAD_CYCLES, so that
+        the host has queued the call's launches before the GPU reaches the start event: the time between the
+        events is then the GPU's alone, not Python's dispatch of a call whose kernels take microseconds (without
+        the spin, small decode anchors measured 3-5x slow on a busy host). A timed call whose start event had
+        already completed when its launches were queued is counted in host_bound_calls (measure_case warns)."""
         torch = self.torch
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        sleep = getattr(torch.cuda, "_sleep", None)
         times = []
         for i in range(warmup + reps):
             self.flush.zero_()
+            if sleep is not None:
+                sleep(LEAD_CYCLES)
             start.record()
             run()
             stop.record()
+            ahead = not start.query()  # the GPU had not reached the start event when the last launch was queued
             torch.cuda.synchronize()
             if i >= warmup:
                 times.append(start.elapsed_time(stop) * 1e3)
+                self.timed_calls += 1
+                self.host_bound_calls += 0 if ahead else 1
         times.sort()
         return times[len(times) // 2]
 
 
 def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label: str = "",
-                 round_log: Optional[List[dict]] = None) -> Tuple[Optional[float], Optional[float]]:
+                 round_log: Optional[List[dict]] = None, store: bool = True) -> Tuple[Optional[float], Optional[float]]:
     """(cudnn, flash) figures for one case, each its best of `rounds` interleaved rounds; None where the backend
     refused (logged). label names the measurement in the log and the sidecar (default the case_id); round_log,
-    when given, collects the sidecar's rows."""
+    when given, collects the sidecar's rows. store: each timed call is the step (the new tokens' K / V write, then
+    the attention), whose write is also timed alone and logged; False: the attention alone."""
     import torch
 
     label = label or c.case_id
 
-    s = Sdpa(c)
+    s = Sdpa(c, store=store)
     out: Dict[str, Optional[float]] = {"cudnn": None, "flash": None}
     runs = {}
     if c.mode == "decode" or c.extend_len == 1:
@@ -439,6 +484,13 @@ def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label:
             log(line)
     if round_log is not None:
         round_log.extend(round_rows(label, times))
+    if store and times:
+        store_us = min(s.time_us(s.store_run(), reps, warmup) for _ in range(rounds))
+        log("%s: in each timed call the K / V write of the new tokens took %.1f us (%.0f GB/s read + write; best of "
+            "%d rounds), the attention the rest" % (label, store_us, s.store_bytes() / (store_us * 1e-6) / 1e9, rounds))
+    if s.host_bound_calls:
+        log("%s: WARNING: %d of %d timed calls found the GPU at their start event before their launches were queued "
+            "(host-bound: those times include the host's dispatch)" % (label, s.host_bound_calls, s.timed_calls))
     if "cudnn" in results and "flash" in results:
         diff = (results["cudnn"].float() - results["flash"].float()).abs().max().item()
         log("%s: cudnn vs flash outputs: max abs diff %.3g" % (label, diff))
@@ -486,6 +538,8 @@ def parse_args(argv: Sequence[str]):
     p.add_argument("--reps", default="20", help="timed calls per round (their median is the round's time)")
     p.add_argument("--warmup", default="3", help="untimed calls before each round")
     p.add_argument("--rounds", default="3", help="rounds per backend, interleaved; the fastest round is the figure")
+    p.add_argument("--no-store", action="store_true",
+                   help="time the attention alone, without the step's K / V write (the anchors before 2026-12-02)")
     p.add_argument("--dry-run", action="store_true", help="no GPU: write the rows with attnbench's figures only")
     args = p.parse_args(argv)
     args.reps = count_option(args.reps, "--reps", 1)
@@ -532,13 +586,14 @@ def main(argv: Sequence[str]) -> int:
             layers = decode_layer_cases(c)
             by_keys = {lc.kv_len: lc for lc in layers}
             meas = {k: measure_case(lc, args.reps, args.warmup, args.rounds, log, "%s@keys=%d" % (c.case_id, k),
-                                    round_log) for k, lc in sorted(by_keys.items())}
+                                    round_log, not args.no_store) for k, lc in sorted(by_keys.items())}
             cudnn = step_figure(layers, {k: m[0] for k, m in meas.items()})
             flash = step_figure(layers, {k: m[1] for k, m in meas.items()})
             log("%s: the step of %d layers (keys %s): cudnn %s, flash %s TB/s" % (
                 c.case_id, len(layers), "/".join(str(lc.kv_len) for lc in layers), cudnn, flash))
         elif not args.dry_run:
-            cudnn, flash = measure_case(c, args.reps, args.warmup, args.rounds, log, c.case_id, round_log)
+            cudnn, flash = measure_case(c, args.reps, args.warmup, args.rounds, log, c.case_id, round_log,
+                                        not args.no_store)
         rows.append(anchor_row(c, att, cudnn, flash))
     write_anchors_csv(args.out, rows)
     # written on every run (header only with --dry-run), so no earlier run's rounds sit beside these rows

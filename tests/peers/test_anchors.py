@@ -217,12 +217,18 @@ class FakeOut:
 
 
 class FakeSdpa:
-    """Sdpa without torch: time_us returns the scripted round medians of (kv_len, backend), in order."""
+    """Sdpa without torch: time_us returns the scripted round medians of (kv_len, backend), in order; the K / V
+    write alone ("store") takes 2 us unless scripted; host_bound is what every instance reports as host-bound."""
     script = {}  # (kv_len, backend) -> [round medians, us]
     calls = []  # (kv_len, backend, reps, warmup) per time_us call
+    stores = []  # the store flag of every instance
+    host_bound = 0
 
-    def __init__(self, c, seed=0):
+    def __init__(self, c, seed=0, store=True):
         self.c = c
+        FakeSdpa.stores.append(store)
+        self.timed_calls = 0
+        self.host_bound_calls = FakeSdpa.host_bound
 
     def call(self, backend, how):
         def run():
@@ -230,8 +236,20 @@ class FakeSdpa:
         run.backend = backend
         return run
 
+    def store_run(self):
+        def run():
+            pass
+        run.backend = "store"
+        return run
+
+    def store_bytes(self):
+        return 4000
+
     def time_us(self, run, reps, warmup):
         FakeSdpa.calls.append((self.c.kv_len, run.backend, reps, warmup))
+        self.timed_calls += reps
+        if run.backend == "store" and (self.c.kv_len, "store") not in FakeSdpa.script:
+            return 2.0
         return FakeSdpa.script[(self.c.kv_len, run.backend)].pop(0)
 
 
@@ -245,6 +263,8 @@ class MeasureWithFakes(TempDir):
     def setUp(self):
         super().setUp()
         FakeSdpa.calls = []
+        FakeSdpa.stores = []
+        FakeSdpa.host_bound = 0
         patches = [mock.patch.dict(sys.modules, {"torch": fake_torch()}), mock.patch.object(an, "Sdpa", FakeSdpa)]
         for p in patches:
             p.start()
@@ -254,9 +274,14 @@ class MeasureWithFakes(TempDir):
         (c,) = an.read_case_list(CASE_HEADER + case_line("d", "decode", 16, 1024, 1))
         FakeSdpa.script = {(1025, "cudnn"): [30.0, 12.5, 14.0], (1025, "flash"): [16.8, 17.0, 16.9]}
         logged, rows = [], []
+        FakeSdpa.script[(1025, "store")] = [3.0, 2.5, 2.75]
         cudnn, flash = an.measure_case(c, 7, 2, 3, logged.append, "d", rows)
-        self.assertEqual([(k, b) for k, b, _, _ in FakeSdpa.calls], [(1025, "cudnn"), (1025, "flash")] * 3)
+        self.assertEqual([(k, b) for k, b, _, _ in FakeSdpa.calls],
+                         [(1025, "cudnn"), (1025, "flash")] * 3 + [(1025, "store")] * 3)
         self.assertEqual({(r, w) for _, _, r, w in FakeSdpa.calls}, {(7, 2)})  # every round: --reps after --warmup
+        self.assertEqual(FakeSdpa.stores, [True])  # the step: the K / V write, then the attention
+        self.assertIn("d: in each timed call the K / V write of the new tokens took 2.5 us (2 GB/s read + write; best "
+                      "of 3 rounds), the attention the rest", logged)
         self.assertEqual(cudnn, an.figure(c, 12.5e-6))
         self.assertEqual(flash, an.figure(c, 16.8e-6))
         warnings = [m for m in logged if "WARNING" in m]
@@ -268,6 +293,30 @@ class MeasureWithFakes(TempDir):
                          [("cudnn", "1", "30.000"), ("cudnn", "2", "12.500"), ("cudnn", "3", "14.000"),
                           ("flash", "1", "16.800"), ("flash", "2", "17.000"), ("flash", "3", "16.900")])
         self.assertEqual({r["case_id"] for r in rows}, {"d"})
+
+    def test_no_store_times_the_attention_alone_and_host_bound_calls_warn(self):
+        (c,) = an.read_case_list(CASE_HEADER + case_line("d", "decode", 16, 1024, 1))
+        FakeSdpa.script = {(1025, "cudnn"): [12.0], (1025, "flash"): [16.0]}
+        FakeSdpa.host_bound = 3
+        logged = []
+        an.measure_case(c, 5, 1, 1, logged.append, "d", [], store=False)
+        self.assertEqual(FakeSdpa.stores, [False])
+        self.assertEqual([b for _, b, _, _ in FakeSdpa.calls], ["cudnn", "flash"])  # no store timed
+        self.assertFalse(any("K / V write" in m for m in logged))
+        self.assertIn("d: WARNING: 3 of 10 timed calls found the GPU at their start event before their launches were "
+                      "queued (host-bound: those times include the host's dispatch)", logged)
+
+    def test_main_passes_no_store(self):
+        cases = self.write("cases.csv", CASE_HEADER + case_line("d", "decode", 16, 1024, 1))
+        results = self.write("r.csv", results_text([["d", "b", "eager", "ok", "", "2.5"]]))
+        for extra, want in (([], [True]), (["--no-store"], [False])):
+            FakeSdpa.stores = []
+            FakeSdpa.script = {(1025, "cudnn"): [12.0], (1025, "flash"): [16.0]}
+            with contextlib.redirect_stderr(io.StringIO()):
+                rc = an.main(["--cases", cases, "--results", results, "--out", os.path.join(self.tmp, "a.csv"),
+                              "--rounds", "1"] + extra)
+            self.assertEqual(rc, 0)
+            self.assertEqual(FakeSdpa.stores, want, extra)
 
     def test_main_writes_best_rounds_and_the_sidecar_windowed_layers_included(self):
         header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
@@ -285,7 +334,8 @@ class MeasureWithFakes(TempDir):
         with contextlib.redirect_stderr(err):
             rc = an.main(["--cases", cases, "--results", results, "--out", out, "--rounds", "2"])
         self.assertEqual(rc, 0, err.getvalue())
-        self.assertEqual(len(FakeSdpa.calls), 3 * 2 * 2)  # three measurements (d, g's two key counts) x 2 x 2
+        # three measurements (d, g's two key counts) x 2 rounds x (2 backends + the K / V write alone)
+        self.assertEqual(len(FakeSdpa.calls), 3 * 2 * 3)
         with open(out, encoding="utf-8") as f:
             rows = {r["kv_len"]: r for r in csv.DictReader(f)}
         c_d, c_g = an.read_case_list(text)
@@ -304,6 +354,57 @@ class MeasureWithFakes(TempDir):
         self.assertIn("d: WARNING: cudnn rounds spread 100.0%", err.getvalue())
         self.assertIn("g@keys=4097: WARNING: cudnn rounds spread 100.0%", err.getvalue())
         self.assertNotIn("g@keys=1024: WARNING", err.getvalue())
+
+
+class TimeUsWithFakeTorch(unittest.TestCase):
+    """Sdpa.time_us's order of operations, with a fake torch.cuda that logs them: the flush, the GPU spin, the start
+    event, the call, the stop event; a call whose start event had completed by then counts as host-bound."""
+
+    def make(self, query_results, has_sleep=True):
+        ops = []
+        elapsed = iter([5.0, 1.0, 3.0, 2.0, 4.0])  # ms per call, warm-up first
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                pass
+
+            def record(self):
+                ops.append("record")
+
+            def query(self):
+                ops.append("query")
+                return query_results.pop(0)
+
+            def elapsed_time(self, other):
+                return next(elapsed)
+
+        cuda = types.SimpleNamespace(Event=Event, synchronize=lambda: ops.append("sync"))
+        if has_sleep:
+            cuda._sleep = lambda cycles: ops.append("sleep %d" % cycles)
+        s = object.__new__(an.Sdpa)
+        s.torch = types.SimpleNamespace(cuda=cuda)
+        s.flush = types.SimpleNamespace(zero_=lambda: ops.append("flush"))
+        s.timed_calls = s.host_bound_calls = 0
+        return s, ops
+
+    def test_each_call_spins_the_gpu_between_the_flush_and_the_start_event(self):
+        s, ops = self.make([False] * 5)
+        med = s.time_us(lambda: ops.append("call"), reps=4, warmup=1)
+        one = ["flush", "sleep %d" % an.LEAD_CYCLES, "record", "call", "record", "query", "sync"]
+        self.assertEqual(ops, one * 5)
+        self.assertEqual(med, 3000.0)  # the median of 1, 3, 2, 4 ms (the 5 ms warm-up dropped): the upper middle
+        self.assertEqual((s.timed_calls, s.host_bound_calls), (4, 0))
+
+    def test_a_call_the_gpu_waited_for_is_counted_warm_up_excluded(self):
+        s, ops = self.make([True, False, True, True, False])
+        s.time_us(lambda: None, reps=4, warmup=1)
+        self.assertEqual((s.timed_calls, s.host_bound_calls), (4, 2))
+
+    def test_without_torch_cuda_sleep_the_calls_still_run_and_are_checked(self):
+        s, ops = self.make([True] * 3, has_sleep=False)
+        s.time_us(lambda: None, reps=3, warmup=0)
+        self.assertNotIn("sleep", " ".join(ops))
+        self.assertEqual((s.timed_calls, s.host_bound_calls), (3, 3))
 
 
 @unittest.skipUnless(BINARY and os.path.exists(BINARY), "ATTNBENCH_BINARY is not set")
