@@ -1,23 +1,24 @@
 #!/usr/bin/env python3
-"""Summarises the SDPA anchors: anchors.csv (2026-12-02, twelfth session: the split-KV merge kernel as a programmatic
-dependent launch, the narrow CTAs' chunk bound; anchors.py's --rounds 3, the best of three interleaved rounds per
-backend, every round in anchors-rounds.csv) beside run9/anchors.csv (the eleventh session: the decode kernel's
-narrow CTAs, 2 warps and twice the CTAs per SM where the 4-warp grid takes an even number of waves). run8/ is the
-tenth session's (the Hopper prefill kernel's Q loads and O stores by TMA, commit 5689e99),
-run7/ is the eighth session's
-(the split K / V rings at head_dim 256),
-run6/ is the seventh session's (the TMA loads, variant 3, as the default),
-run5/ is the sixth session's (the in-kernel multi-CTA merge of trtllm_mha, prefill variant 2), run4/ is the fifth session's (the decode kernel's S^T = K Q^T change and wide fp8 CTAs, one
-round per backend), run3/ the run after commit 123cd10 (the Hopper prefill kernel's variant 2 as the default),
-run2/ the run after commit 59834dc (the FA2-class prefill), run1/ the first that day.
+"""Summarises the SDPA anchors: anchors.csv (2026-12-02, fifteenth session: anchors.py with the GPU spin before each
+timed call and the step's K / V write in each anchor, a device-to-device copy_; the kernels of commit 25a9724) beside
+no-store/anchors.csv (the same host right after: the attention alone, anchors.py --no-store) and run10/anchors.csv (the
+twelfth session's, attention alone and without the spin: its small decode anchors timed Python's dispatch and read
+3-5x slow). run9/ is the eleventh session's (the decode kernel's narrow CTAs), run8/ the tenth session's (the Hopper
+prefill kernel's Q loads and O stores by TMA, commit 5689e99), run7/ the eighth session's (the split K / V rings at
+head_dim 256), run6/ the seventh session's (the TMA loads, variant 3, as the default), run5/ the sixth session's (the
+in-kernel multi-CTA merge of trtllm_mha, prefill variant 2), run4/ the fifth session's (the decode kernel's
+S^T = K Q^T change and wide fp8 CTAs, one round per backend), run3/ the run after commit 123cd10 (the Hopper prefill
+kernel's variant 2 as the default), run2/ the run after commit 59834dc (the FA2-class prefill), run1/ the first that
+day.
 
     python3 results/h200/perf/summary.py        (standard library only; prints Markdown)
 
-Prints the extend ratio_to_best per case in both runs, the decode ratio_to_best ranges per model split by
-whether one layer's KV exceeds the 60 MiB L2 (the "KV per layer / L2" of ../pr-evidence.csv's notes; for
-Gemma-3 that is the windowed layers' figure), and the run-to-run change of each column (the cuDNN / flash
-columns are the same PyTorch code in both runs: their change is noise; attnbench's decode also carries the
-kernel change between the runs).
+Prints the extend ratio_to_best per case (the step anchors, the attention-alone anchors, the previous run), the
+decode ratio_to_best ranges per model split by whether one layer's KV exceeds the 60 MiB L2 (the "KV per layer /
+L2" of ../pr-evidence.csv's notes; for Gemma-3 that is the windowed layers' figure), and the change of each column
+from the previous run to the attention-alone anchors (the cuDNN / flash columns are the same PyTorch calls: their
+change is noise and, for small decode cases, the previous run's timed dispatch; attnbench's also carries the
+kernel changes between the runs).
 """
 
 import csv
@@ -42,8 +43,9 @@ def rng(xs, fmt="{:.2f}"):
 
 
 def main():
-    run2 = load(os.path.join(HERE, "anchors.csv"))
-    run1 = load(os.path.join(HERE, "run9", "anchors.csv"))  # "run 1" below: the previous run
+    step = load(os.path.join(HERE, "anchors.csv"))
+    run2 = load(os.path.join(HERE, "no-store", "anchors.csv"))  # the attention alone, same host
+    run1 = load(os.path.join(HERE, "run10", "anchors.csv"))  # "run 1" below: the previous run (attention alone)
     l2 = {}
     with open(os.path.join(HERE, "..", "pr-evidence.csv"), newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
@@ -52,16 +54,18 @@ def main():
                 l2[(r["model"], r["batch"], str(int(float(r["kv_len_mean"]))))] = float(m.group(1))
     models = list(dict.fromkeys(k[1] for k in run2))
 
-    print("## extend: ratio_to_best (attnbench TFLOP/s; cuDNN, flash TFLOP/s), this run / previous run\n")
-    print("| model | batch | prefix | attnbench | cuDNN | flash | ratio_to_best | previous ratio |")
-    print("|---|---|---|---|---|---|---|---|")
-    for k, r in run2.items():
+    print("## extend: ratio_to_best (attnbench TFLOP/s; cuDNN, flash TFLOP/s of the step: K / V write + attention), "
+          "this run; the attention-alone anchors; the previous run (attention alone)\n")
+    print("| model | batch | prefix | attnbench | cuDNN | flash | ratio_to_best | attention alone | previous |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for k, r in step.items():
         if k[0] != "extend":
             continue
         print(f"| {k[1]} | {k[2]} | {k[3]} | {r['attnbench']} | {r['cudnn']} | {r['flash'] or '-'} | "
-              f"{float(r['ratio_to_best']):.2f} | {float(run1[k]['ratio_to_best']):.2f} |")
+              f"{float(r['ratio_to_best']):.3f} | {float(run2[k]['ratio_to_best']):.3f} | "
+              f"{float(run1[k]['ratio_to_best']):.3f} |")
 
-    print("\n## decode: ratio_to_best ranges (this run; the previous run in brackets)\n")
+    print("\n## decode: ratio_to_best ranges (this run's step anchors; the attention-alone anchors; the previous run)\n")
     print("| model | KV per layer > L2: cases | ratio | KV per layer <= L2: cases | ratio |")
     print("|---|---|---|---|---|")
     for m in models:
@@ -69,12 +73,13 @@ def main():
                and l2.get((m, k[2], k[4]), 0) > 1]
         small = [k for k in run2 if k[0] == "decode" and k[1] == m and run2[k]["ratio_to_best"]
                  and l2.get((m, k[2], k[4]), 0) <= 1]
-        cell = lambda ks: (f"{rng([num(run2[k]['ratio_to_best']) for k in ks])} "
-                           f"({rng([num(run1[k]['ratio_to_best']) for k in ks])})")
+        cell = lambda ks: (f"{rng([num(step[k]['ratio_to_best']) for k in ks])}; "
+                           f"{rng([num(run2[k]['ratio_to_best']) for k in ks])}; "
+                           f"{rng([num(run1[k]['ratio_to_best']) for k in ks])}")
         names = lambda ks: ", ".join(f"{k[2]}x{int(k[4]) - 1}" for k in ks)
         print(f"| {m} | {names(big)} | {cell(big)} | {names(small)} | {cell(small)} |")
 
-    print("\n## run-to-run change (this run / previous run) of each column\n")
+    print("\n## run-to-run change (the attention-alone anchors / the previous run) of each column\n")
     for mode in ("extend", "decode"):
         for part, test in (("KV per layer > L2", lambda v: v > 1), ("KV per layer <= L2", lambda v: v <= 1)):
             ks = [k for k in run2 if k[0] == mode and run2[k]["attnbench"]
