@@ -5,7 +5,6 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -426,15 +425,10 @@ ModelConfig read_hf_config(const std::string& given) {
     if (ec || !std::filesystem::exists(st))
       throw InputError("--model " + printable(given) + ": a folder without a config.json");
   }
+  // A regular file of at most kMaxHfConfigBytes, checked on the descriptor it is read from (core/files: a FIFO or
+  // a device is refused before any read, a file swapped or grown meanwhile too), without NUL bytes.
+  const std::string text = read_input_file(path, "--model", static_cast<std::int64_t>(kMaxHfConfigBytes));
   const std::string shown_path = printable(path);
-  if (!std::filesystem::is_regular_file(st)) throw InputError("--model " + shown_path + ": not a regular file");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError("--model " + shown_path + ": cannot be read");
-  std::string text(kMaxHfConfigBytes + 1, '\0');
-  f.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (f.bad()) throw InputError("--model " + shown_path + ": cannot be read");
-  text.resize(static_cast<std::size_t>(f.gcount()));
-  if (text.size() > kMaxHfConfigBytes) throw InputError("--model " + shown_path + ": larger than 1 MiB (a config.json is a few KiB)");
   return parse_hf_config(text, shown_path, model_name_from_path(path));
 }
 

@@ -533,17 +533,20 @@ TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {
   EXPECT_EQ(error_of([&] { find_model_preset(d.file("dir")); }), "--model " + d.file("dir") + ": a folder without a config.json");
   std::filesystem::create_directory(d.file("dir/config.json"));
   EXPECT_EQ(error_of([&] { find_model_preset(d.file("dir")); }),
-            "--model " + d.file("dir/config.json") + ": not a regular file");
+            "--model " + d.file("dir/config.json") + ": not a regular file (a directory)");
   std::filesystem::create_directory(d.file("My Model"));
   test::write_file(d.file("My Model/config.json"), config(R"("num_hidden_layers": 3)"));
   const ModelConfig from_folder = find_model_preset(d.file("My Model"));
   EXPECT_EQ(from_folder.name, "My-Model");
   EXPECT_EQ(from_folder.num_layers, 3);
   EXPECT_EQ(find_model_preset(d.file("My Model/")).name, "My-Model") << "a trailing slash names the same folder";
-  EXPECT_EQ(error_of([&] { read_hf_config("/dev/null"); }), "--model /dev/null: not a regular file");
+  EXPECT_EQ(error_of([&] { read_hf_config("/dev/null"); }), "--model /dev/null: not a regular file (a character device)");
+  test::write_file(d.file("nul.json"), std::string("{\n\"a\": 1,\0\n}", 12));
+  EXPECT_EQ(error_of([&] { read_hf_config(d.file("nul.json")); }), "--model " + d.file("nul.json") + " line 2: contains a NUL byte");
   test::write_file(d.file("big.json"), config("\"pad\": \"" + std::string(kMaxHfConfigBytes, 'x') + "\""));
   EXPECT_EQ(error_of([&] { find_model_preset(d.file("big.json")); }),
-            "--model " + d.file("big.json") + ": larger than 1 MiB (a config.json is a few KiB)");
+            "--model " + d.file("big.json") + ": larger than 1048576 bytes (" +
+                std::to_string(std::filesystem::file_size(d.file("big.json"))) + " bytes)");
   // Just under the limit is read.
   const std::string fits = config("\"pad\": \"");
   test::write_file(d.file("fits.json"), fits + std::string(kMaxHfConfigBytes - fits.size() - 2, 'x') + "\"}");
