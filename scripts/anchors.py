@@ -374,19 +374,17 @@ class Sdpa:
 
         def run():
             if self.store:
-                self.kv_pool.copy_(self.kv_new)
+                self.write_kv()
             with sdpa_kernel([be]):
                 return F.scaled_dot_product_attention(self.q, self.k, self.v, attn_mask=mask, is_causal=causal,
                                                       scale=c.sm_scale, enable_gqa=self.gqa)
 
         return run
 
-    def store_run(self):
-        """The step's K / V write alone (timed apart and logged: the step's time minus it is the attention's)."""
-        def run():
-            self.kv_pool.copy_(self.kv_new)
-
-        return run
+    def write_kv(self) -> None:
+        """The step's K / V write: every call's first part, and timed alone by measure_case (the step's time minus it
+        is the attention's)."""
+        self.kv_pool.copy_(self.kv_new)
 
     def store_bytes(self) -> int:
         """Bytes the K / V write moves: the new K and V read once and written once."""
@@ -431,7 +429,8 @@ class Sdpa:
 
 
 def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label: str = "",
-                 round_log: Optional[List[dict]] = None, store: bool = True) -> Tuple[Optional[float], Optional[float]]:
+                 round_log: Optional[List[dict]] = None,
+                 store: bool = True) -> Tuple[Optional[float], Optional[float]]:
     """(cudnn, flash) figures for one case, each its best of `rounds` interleaved rounds; None where the backend
     refused (logged). label names the measurement in the log and the sidecar (default the case_id); round_log,
     when given, collects the sidecar's rows. store: each timed call is the step (the new tokens' K / V write, then
@@ -485,7 +484,7 @@ def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label:
     if round_log is not None:
         round_log.extend(round_rows(label, times))
     if store and times:
-        store_us = min(s.time_us(s.store_run(), reps, warmup) for _ in range(rounds))
+        store_us = min(s.time_us(s.write_kv, reps, warmup) for _ in range(rounds))
         log("%s: in each timed call the K / V write of the new tokens took %.1f us (%.0f GB/s read + write; best of "
             "%d rounds), the attention the rest" % (label, store_us, s.store_bytes() / (store_us * 1e-6) / 1e9, rounds))
     if s.host_bound_calls:

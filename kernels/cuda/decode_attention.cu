@@ -384,9 +384,10 @@ __device__ __forceinline__ int swz(int p, int row) {
 // them for its rows (every chunk, in chunk order: the result does not depend on which CTA is last) and resets the
 // semaphore to 0 for the next launch. FlashInfer's split-KV decode merges in a separate kernel
 // (decode_merge_kernel), which the flashinfer backend keeps.
-// At most 4 chunks: the merging CTA issues every chunk's loads at once (lse and partial o: one L2 round trip); on the H200 a serial merge of 16 chunks (Llama-3.1-70B TP8, b = 16: one KV head per rank)
-// made that layer 5-10 % slower than the merge kernel (run-to-run noise ~3 %), while 2 chunks (Llama-3.1-8B, b = 16) gained up to 5 %
-// (results/h200/fp8/run-2026-12-01f-merge-in-kernel/).
+// At most 4 chunks: the merging CTA issues every chunk's loads at once (lse and partial o: one L2 round trip;
+// results/h200/fp8/merge-parallel-loads-2026-12-02/); on the H200 a serial merge of 16 chunks (Llama-3.1-70B TP8,
+// b = 16: one KV head per rank) made that layer 5-10 % slower than the merge kernel (run-to-run noise ~3 %), while
+// 2 chunks (Llama-3.1-8B, b = 16) gained up to 5 % (results/h200/fp8/run-2026-12-01f-merge-in-kernel/).
 inline constexpr int kMaxInKernelMergeChunks = 4;
 
 template <bool kBf16, int D, int kThreads>
