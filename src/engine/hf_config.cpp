@@ -103,6 +103,13 @@ class ConfigReader {
     return x;
   }
 
+  // positive_number that must be written: a missing or null key fails with "(required for `why`)".
+  double required_positive_number(const json& obj, const std::string& prefix, const std::string& key,
+                                  const std::string& why) const {
+    if (const std::optional<double> x = positive_number(obj, prefix, key)) return *x;
+    fail(prefix + key, std::string(obj.contains(key) ? "null" : "missing") + " (required for " + why + ")");
+  }
+
   std::optional<bool> boolean(const json& obj, const std::string& prefix, const std::string& key) const {
     const json* v = find(obj, key);
     if (!v) return std::nullopt;
@@ -131,6 +138,41 @@ std::string read_architecture(const ConfigReader& r, const json& root, const jso
   for (char c : arch)
     if (!name_char(c)) r.fail(key, "'" + printable(arch) + "' is not a class name");
   return arch;
+}
+
+// SGLang's derived context length (utils/hf_transformers_utils.py, get_context_length, read by
+// configs/model_config.py as the model's context_len when --context-length is not given): the first of
+// CONTEXT_LENGTH_KEYS = [max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings]
+// that the text config has, times rope_scaling's "factor" unless rope_scaling also gives
+// original_max_position_embeddings or its rope_type is llama3 (SGLang's 2048 when no key is there is not taken:
+// see the end). (So a config whose
+// rope_scaling is {"factor": 8, "rope_type": "linear"}, as Gemma-3 4B-27B's, gets 8x max_position_embeddings;
+// sgl-project/sglang#20387 proposed to stop that for Gemma-3 and was closed.) The product is capped at 16M tokens
+// like --context-length.
+int read_context_len(const ConfigReader& r, const json& tc, const std::string& tp) {
+  double factor = 1.0;
+  if (const json* rs = ConfigReader::find(tc, "rope_scaling")) {
+    if (!rs->is_object()) r.fail(tp + "rope_scaling", "must be an object or null (got " + shown(*rs) + ")");
+    if (const std::optional<double> f = r.positive_number(*rs, tp + "rope_scaling.", "factor")) factor = *f;
+    if (ConfigReader::find(*rs, "original_max_position_embeddings")) factor = 1.0;
+    if (const json* t = ConfigReader::find(*rs, "rope_type"); t && t->is_string() && t->get<std::string>() == "llama3")
+      factor = 1.0;
+  }
+  for (const char* key : {"max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings"}) {
+    const std::optional<int> v = r.integer(tc, tp, key, 1, 1 << 24);
+    if (!v) continue;
+    const double len = std::floor(factor * *v);  // Python's int(factor * val)
+    if (len > (1 << 24))
+      r.fail(tp + key, std::to_string(*v) + " x rope_scaling factor " + shown(json(factor)) +
+                           " is beyond 16M tokens (SGLang's derived context length)");
+    return std::max(1, static_cast<int>(len));
+  }
+  // SGLang falls back to 2048 only when the config object has none of the keys; transformers' config classes
+  // fill max_position_embeddings with their own default first (Gemma3TextConfig: 131072), which attnbench, reading
+  // only what is written, cannot know: refused rather than guessed.
+  r.fail(tp + "max_position_embeddings",
+         "missing (required: none of max_sequence_length, seq_length, max_seq_len, model_max_length or "
+         "max_position_embeddings is written, and transformers would fill in its class default)");
 }
 
 // torch_dtype (or dtype, as newer transformers write it) with SGLang's dtype "auto": a float32 (or absent)
@@ -166,7 +208,13 @@ const std::set<std::string> kFullAttentionArchitectures = {
 void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
   const std::optional<int> window = r.integer(tc, tp, "sliding_window", 1, INT_MAX);
   const std::optional<bool> use = r.boolean(tc, tp, "use_sliding_window");
-  const std::optional<int> pattern = r.integer(tc, tp, "sliding_window_pattern", 1, INT_MAX);
+  // sliding_window_pattern is an integer (Gemma-3: every Nth layer global); a string ("LLLG", Exaone-4's) beside
+  // layer_types, which spells the same per layer, is left to layer_types.
+  const json* pattern_value = ConfigReader::find(tc, "sliding_window_pattern");
+  const bool pattern_spelled_by_types =
+      pattern_value && pattern_value->is_string() && ConfigReader::find(tc, "layer_types");
+  const std::optional<int> pattern =
+      pattern_spelled_by_types ? std::nullopt : r.integer(tc, tp, "sliding_window_pattern", 1, INT_MAX);
   const std::optional<int> max_window_layers = r.integer(tc, tp, "max_window_layers", 0, INT_MAX);
   const json* types = ConfigReader::find(tc, "layer_types");
   const std::size_t n = static_cast<std::size_t>(m.num_layers);
@@ -279,12 +327,8 @@ void read_gemma_scale_and_cap(const ConfigReader& r, const json& tc, const std::
   const bool gemma2 = m.architecture == "Gemma2ForCausalLM";
   const bool gemma3 = m.architecture == "Gemma3ForCausalLM" || m.architecture == "Gemma3ForConditionalGeneration";
   if (!gemma2 && !gemma3) return;
-  const std::optional<double> scalar = r.positive_number(tc, tp, "query_pre_attn_scalar");
-  if (!scalar)
-    r.fail(tp + "query_pre_attn_scalar", std::string(tc.contains("query_pre_attn_scalar") ? "null" : "missing") +
-                                             " (required for " + m.architecture + ": SGLang scales its attention by "
-                                             "query_pre_attn_scalar**-0.5)");
-  m.query_pre_attn_scalar = *scalar;
+  m.query_pre_attn_scalar = r.required_positive_number(
+      tc, tp, "query_pre_attn_scalar", m.architecture + ": SGLang scales its attention by query_pre_attn_scalar**-0.5");
   if (gemma2) {
     if (!tc.contains("attn_logit_softcapping"))
       r.fail(tp + "attn_logit_softcapping", "missing (required for Gemma2ForCausalLM: SGLang passes it as the "
@@ -292,6 +336,17 @@ void read_gemma_scale_and_cap(const ConfigReader& r, const json& tc, const std::
     if (const std::optional<double> cap = r.positive_number(tc, tp, "attn_logit_softcapping"))
       m.attn_logit_cap = static_cast<float>(*cap);
   }
+}
+
+// Granite's attention scale (muP): GraniteForCausalLM (models/granite.py, GraniteAttention: self.scaling =
+// config.attention_multiplier) and GraniteMoeForCausalLM (models/granitemoe.py: attention_multiplier=
+// config.attention_multiplier, head_dim**-1 only when None) hand RadixAttention the config's attention_multiplier,
+// not head_dim**-0.5 (Granite-3 8B: 1/128 against 128**-0.5 = 0.088). Written in every published Granite config;
+// absent, it is refused rather than guessed (transformers' class default would be used).
+void read_granite_scale(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
+  if (m.architecture != "GraniteForCausalLM" && m.architecture != "GraniteMoeForCausalLM") return;
+  m.attention_multiplier = r.required_positive_number(
+      tc, tp, "attention_multiplier", m.architecture + ": SGLang scales its attention by attention_multiplier");
 }
 
 // "attnbench": {"name": ..., "tp_size": ...}: attnbench's own key (SGLang ignores it as unknown).
@@ -387,6 +442,24 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   for (const char* ed : {"WhisperForConditionalGeneration", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration"})
     if (m.architecture == ed)
       r.fail("architectures", m.architecture + ": an encoder-decoder model (cross-attention layers) is not modelled");
+  // Hybrid models whose layers are not all attention layers, or whose layers carry a state-space block beside
+  // attention (Jamba, Nemotron-H, Falcon-H1, Qwen3-Next, Granite-4 hybrids, RecurrentGemma): SGLang serves them
+  // with its hybrid pools (Mamba / linear-attention state beside the KV cache) and backends, and caches K / V for
+  // the attention layers only. Read as a plain decoder every layer would be an attention layer: silent nonsense
+  // in every memory figure. Refused, naming the key that shows it (the keys these configs write).
+  for (const char* key : {"layers_block_type", "hybrid_override_pattern", "attn_layer_period", "full_attention_interval",
+                          "linear_num_value_heads", "block_types", "mamba_d_state", "mamba_d_ssm", "mamba_n_heads",
+                          "mamba_num_heads", "ssm_cfg"})
+    if (const json* v = ConfigReader::find(tc, key))
+      r.fail(tp + key, shown(*v) + ": a hybrid attention / state-space or linear-attention model (" + m.architecture +
+                           ") is not modelled; attnbench models decoders whose every layer is MHA / GQA attention");
+  // K / V heads under another model family's key (Falcon's multi_query / num_kv_heads, GPT-2-style n_head): the
+  // count attnbench would take for num_key_value_heads (all heads) would be wrong.
+  if (!ConfigReader::find(tc, "num_key_value_heads"))
+    for (const char* key : {"multi_query", "num_kv_heads", "n_head_kv", "n_head"})
+      if (const json* v = ConfigReader::find(tc, key))
+        r.fail(tp + key, shown(*v) + ": the model's heads are given under a key attnbench does not read "
+                                     "(it reads num_attention_heads and num_key_value_heads)");
   m.num_layers = r.required_integer(tc, tp, "num_hidden_layers", 1, 1024);
   m.num_attention_heads = r.required_integer(tc, tp, "num_attention_heads", 1, 1024);
   m.num_key_value_heads = r.integer(tc, tp, "num_key_value_heads", 1, 1024).value_or(m.num_attention_heads);
@@ -403,11 +476,12 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
                                      std::to_string(m.num_attention_heads) + " (and there is no head_dim)");
     m.head_dim = *hidden / m.num_attention_heads;
   }
-  m.context_len = r.required_integer(tc, tp, "max_position_embeddings", 1, 1 << 24);
+  m.context_len = read_context_len(r, tc, tp);
   m.dtype = read_dtype(r, root, tc, tp, model_type);
   read_windows(r, tc, tp, m);
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
   read_gemma_scale_and_cap(r, tc, tp, m);
+  read_granite_scale(r, tc, tp, m);
   read_attnbench_key(r, root, m);
   return m;
 }

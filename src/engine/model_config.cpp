@@ -23,6 +23,7 @@ int ModelConfig::layer_sliding_window_size(int layer) const {
 }
 
 float ModelConfig::sm_scale() const {
+  if (attention_multiplier > 0.0) return static_cast<float>(attention_multiplier);
   if (query_pre_attn_scalar > 0.0) return static_cast<float>(std::pow(query_pre_attn_scalar, -0.5));
   return 1.0f / std::sqrt(static_cast<float>(head_dim));
 }

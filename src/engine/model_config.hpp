@@ -35,6 +35,9 @@ struct ModelConfig {
   // (models/gemma2.py and gemma3_causal.py: self.scaling = config.query_pre_attn_scalar**-0.5), not
   // head_dim**-0.5 (Gemma-3-27B: 168**-0.5, head_dim 128). 0: not given, or an architecture that ignores it.
   double query_pre_attn_scalar = 0.0;
+  // Granite's attention_multiplier: SGLang's layer scaling itself there (models/granite.py, granitemoe.py:
+  // self.scaling = config.attention_multiplier). 0: not given, or an architecture that ignores it.
+  double attention_multiplier = 0.0;
   // SGLang's RadixAttention logit_cap: Gemma-2's attn_logit_softcapping (models/gemma2.py passes
   // logit_cap=config.attn_logit_softcapping; gemma3_causal.py passes logit_cap=0.0). 0: none.
   float attn_logit_cap = 0.0f;
@@ -48,7 +51,7 @@ struct ModelConfig {
   float v_scale = 1.0f;
 
   // The layer's scaling as SGLang's model hands it to RadixAttention (a Python float, float32 in the kernels):
-  // query_pre_attn_scalar**-0.5 when the model has one, else 1 / sqrt(head_dim) as attnbench has always computed
+  // attention_multiplier (Granite) or query_pre_attn_scalar**-0.5 when the model has one, else 1 / sqrt(head_dim) as attnbench has always computed
   // it in float (Llama & co.: self.scaling = self.head_dim**-0.5). Every backend, the case list and the float64
   // reference take it from here.
   float sm_scale() const;

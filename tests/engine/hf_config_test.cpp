@@ -347,7 +347,12 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
   EXPECT_TRUE(has(parse_error(config(R"("text_config": [1])")), "text_config: must be an object"));
   EXPECT_TRUE(has(parse_error(R"({"architectures": ["X"], "text_config": {"num_hidden_layers": 1, "num_attention_heads": 1,
                                   "head_dim": 64}})"),
-                  "text_config.max_position_embeddings: missing (required)"));
+                  "text_config.max_position_embeddings: missing (required: none of max_sequence_length, seq_length"));
+  EXPECT_TRUE(has(parse_error(config(R"("rope_scaling": [8])")), "rope_scaling: must be an object or null"));
+  EXPECT_TRUE(has(parse_error(config(R"("rope_scaling": {"factor": -2})")), "rope_scaling.factor: must be a positive"));
+  EXPECT_TRUE(has(parse_error(config(R"("max_position_embeddings": 4194304, "rope_scaling": {"factor": 8})")),
+                  "max_position_embeddings: 4194304 x rope_scaling factor 8.0 is beyond 16M tokens"));
+  EXPECT_TRUE(has(parse_error(config(R"("seq_length": "long")")), "seq_length: must be an integer"));
   EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"nmae": "x"})")), "attnbench.nmae: unknown key (known: name, tp_size)"));
   EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"name": "a/b"})")),
                   "attnbench.name: 'a/b' has a character outside [A-Za-z0-9._+-]"));
@@ -366,6 +371,92 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
 
 // Hostile and unmodelled configs: a key given twice, MLA (DeepSeek-V2/V3), chunked attention (Llama-4) are
 // refused naming the key; Gemma-2, whose config states no window pattern, alternates windowed and global layers.
+// The model's context length as SGLang derives it (utils/hf_transformers_utils.py get_context_length): the first of
+// max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings; times rope_scaling's
+// factor unless it gives original_max_position_embeddings or is llama3's.
+TEST(HfConfig, ContextLengthAsSglangDerivesIt) {
+  auto ctx = [](const std::string& extra) { return parse(config(extra)).context_len; };
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 32768)"), 32768);
+  // None of the keys: SGLang's 2048 fallback is reached only after transformers has filled in its class default,
+  // which attnbench cannot know: refused (the MalformedConfigsNameTheKey case above).
+  // The key order: max_sequence_length before seq_length before ... before max_position_embeddings.
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "seq_length": 8192)"), 8192);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "model_max_length": 16384, "max_seq_len": 12288)"), 12288);
+  EXPECT_EQ(ctx(R"("seq_length": 8192, "max_sequence_length": 4096)"), 4096);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "model_max_length": 16384)"), 16384);
+  // rope_scaling: the factor multiplies (Gemma-3's linear 8 over 131072: 1048576), except beside
+  // original_max_position_embeddings (YaRN as Qwen / GPT-OSS write it) or for llama3's; no factor: 1; null: 1.
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 131072, "rope_scaling": {"factor": 8.0, "rope_type": "linear"})"), 1048576);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "rope_scaling": {"factor": 4.0, "type": "yarn",
+                   "original_max_position_embeddings": 32768})"), 32768);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 131072, "rope_scaling": {"factor": 8.0, "rope_type": "llama3",
+                   "low_freq_factor": 1.0})"), 131072);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_scaling": {"type": "longrope", "long_factor": [1.0]})"), 4096);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_scaling": null)"), 4096);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_scaling": {"factor": 2.5, "rope_type": "dynamic"})"), 10240);
+  // The text config's keys, for a multimodal config (SGLang's hf_text_config).
+  const std::string mm = R"({"architectures": ["Gemma3ForConditionalGeneration"], "max_position_embeddings": 999,
+      "text_config": {"num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 128,
+      "max_position_embeddings": 131072, "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024,
+      "sliding_window_pattern": 6, "query_pre_attn_scalar": 168}})";
+  EXPECT_EQ(parse(mm).context_len, 1048576);
+}
+
+// Models whose layers are not all MHA / GQA attention (hybrids with Mamba or linear attention), and heads under
+// another family's keys, are refused naming the key, not read as plain decoders.
+TEST(HfConfig, HybridModelsAndForeignHeadKeysAreRefused) {
+  const std::pair<const char*, const char*> hybrids[] = {
+      {R"("architectures": ["JambaForCausalLM"], "attn_layer_period": 8, "attn_layer_offset": 4)", "attn_layer_period: 8"},
+      {R"("architectures": ["NemotronHForCausalLM"], "hybrid_override_pattern": "M-M*-")", "hybrid_override_pattern: \"M-M*-\""},
+      {R"("architectures": ["Qwen3NextForCausalLM"], "full_attention_interval": 4)", "full_attention_interval: 4"},
+      {R"("architectures": ["FalconH1ForCausalLM"], "mamba_d_ssm": 3072)", "mamba_d_ssm: 3072"},
+      {R"("architectures": ["GraniteMoeHybridForCausalLM"], "layers_block_type": ["mamba", "attention"])", "layers_block_type: "},
+      {R"("architectures": ["RecurrentGemmaForCausalLM"], "block_types": ["recurrent", "attention"])", "block_types: "},
+  };
+  for (const auto& [extra, key] : hybrids) {
+    const std::string e = parse_error(config(extra));
+    EXPECT_TRUE(test::has(e, key)) << e;
+    EXPECT_TRUE(test::has(e, "a hybrid attention / state-space or linear-attention model")) << e;
+  }
+  // Falcon's multi-query flag without num_key_value_heads: all 71 heads would have been taken as KV heads.
+  const std::string falcon = R"({"architectures": ["FalconForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 71,
+                                 "hidden_size": 4544, "multi_query": true})";
+  EXPECT_TRUE(test::has(parse_error(falcon), "multi_query: true: the model's heads are given under a key attnbench does not read"));
+  // With num_key_value_heads written, such a key is unknown and ignored, as SGLang ignores unknown keys.
+  EXPECT_EQ(parse(config(R"("num_kv_heads": 1)")).num_key_value_heads, 2);
+}
+
+// Granite's muP attention scale: SGLang's GraniteAttention / GraniteMoeAttention take config.attention_multiplier
+// as the layer scaling; other architectures ignore the key.
+TEST(HfConfig, GraniteScaleIsTheAttentionMultiplier) {
+  const ModelConfig g = parse(config(R"("architectures": ["GraniteForCausalLM"], "attention_multiplier": 0.0078125)"));
+  EXPECT_EQ(g.sm_scale(), 0.0078125f);
+  const ModelConfig moe = parse(config(R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625)"));
+  EXPECT_EQ(moe.sm_scale(), 0.015625f);
+  const ModelConfig llama = parse(config(R"("attention_multiplier": 0.0078125)"));
+  EXPECT_EQ(llama.sm_scale(), 1.0f / std::sqrt(64.0f));
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["GraniteForCausalLM"])")),
+                  "attention_multiplier: missing (required for GraniteForCausalLM"));
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["GraniteForCausalLM"], "attention_multiplier": 0)")),
+                  "attention_multiplier: must be a positive finite number"));
+}
+
+// Exaone-4 writes sliding_window_pattern as a string ("LLLG") beside layer_types, which spell the same layers:
+// the string is left to layer_types (its class's window rule is not modelled, so the window is refused as such);
+// without layer_types a string is malformed.
+TEST(HfConfig, StringWindowPatternBesideLayerTypes) {
+  const std::string types = R"("layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])";
+  const std::string e = parse_error(config(R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": 4096,
+                                              "sliding_window_pattern": "LLLG", )" + types));
+  EXPECT_TRUE(test::has(e, "sliding_window: 4096 on Exaone4ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled")) << e;
+  const ModelConfig gemma = parse(config(R"("architectures": ["Gemma3ForCausalLM"], "query_pre_attn_scalar": 64,
+                                            "sliding_window": 512, "sliding_window_pattern": "LLLG", )" + types));
+  EXPECT_EQ(gemma.sliding_window, 512);
+  EXPECT_EQ(gemma.sliding_layers, (std::vector<bool>{true, true, true, false}));
+  EXPECT_TRUE(test::has(parse_error(config(R"("sliding_window": 8, "sliding_window_pattern": "LLLG")")),
+                  "sliding_window_pattern: must be an integer (got \"LLLG\")"));
+}
+
 TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
   // Duplicate keys, at the top level and nested; the same key in two different objects is fine.
   EXPECT_EQ(parse_error(config(R"("x": 1, "x": 2)")), "--model m.json: x: given twice in one object (which one is meant?)");
