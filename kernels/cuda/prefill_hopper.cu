@@ -316,10 +316,10 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
   // The order of a request's q tiles over blockIdx.y (the hardware starts CTAs about in that order, KV head
   // fastest). No window: the heaviest (causal) tiles first, so that the light ones fill the grid's tail. A
   // window: first the tiles whose window is whole (equal work), ascending, so that a CTA's first K / V tile (its
-  // window's start) is one its predecessors have just read, in the L2, and the one it reads first is the last
-  // it needs (the diagonal, fetched stages ahead); descending, each CTA's first tile was one nobody had read
-  // (+2-4.5 % on windowed shapes with a prefix or long, results/h200/hopper/window-order/). Then the tiles
-  // whose window the sequence's start cuts (fewer tiles), descending, to fill the tail as before.
+  // window's start) is one its predecessors have just read, in the L2, and the tile nobody has read yet (the
+  // diagonal) is its last, fetched stages ahead; descending, each CTA began with a tile nobody had read (windowed
+  // Gemma-3 shapes +1.4-4.1 %, results/h200/hopper/window-order/). Then the tiles whose window the sequence's
+  // start cuts (fewer tiles), descending, to fill the tail as before.
   int q_tile = gridDim.y - 1 - blockIdx.y;
   if (a.window_left >= 0) {
     // Tiles t < cut have j0 = t * tpt with q_pos0 + j0 - window_left < kv_pos0: their window starts at key 0.
