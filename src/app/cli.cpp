@@ -91,6 +91,8 @@ void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bo
   ServerArgs& s = m.server;
   sub->add_option("--context-length,--context-len", s.context_len, "Context length in tokens (0: the model's)")
       ->capture_default_str();
+  sub->add_flag("--allow-overwrite-longer-context-len", s.allow_overwrite_longer_context_len,
+                "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN: accept a --context-length above the model's derived one");
   sub->add_option("--max-running-requests", s.max_running_requests,
                   "R = req_to_token_pool.size = the backends' max_bs")
       ->capture_default_str();

@@ -349,6 +349,30 @@ void read_granite_scale(const ConfigReader& r, const json& tc, const std::string
       tc, tp, "attention_multiplier", m.architecture + ": SGLang scales its attention by attention_multiplier");
 }
 
+// Grok (models/grok.py, Grok1Attention; EntryClass Grok1ForCausalLM and its alias Grok1ModelForCausalLM): a logit cap
+// that SGLang applies whether or not the config writes one, logit_cap = max(getattr(config, "attn_logit_softcapping",
+// 30.0), 0.0), capped by getattr(config, "attn_logit_softcapping_method", "tanh"); head_dim = getattr(config,
+// "head_dim", 128) (not hidden_size / heads: parse_hf_config); and an attention temperature
+// (RadixAttention.xai_temperature_len = getattr(config, "attn_temperature_len", -1)) that attnbench does not model.
+void read_grok_cap(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
+  if (m.architecture != "Grok1ForCausalLM" && m.architecture != "Grok1ModelForCausalLM") return;
+  double cap = 30.0;
+  if (tc.contains("attn_logit_softcapping")) {
+    const json& v = tc["attn_logit_softcapping"];
+    if (v.is_null())
+      r.fail(tp + "attn_logit_softcapping", "null (SGLang's max(None, 0.0) raises; write 0 for no cap, or leave it out for 30)");
+    if (v.is_number() && v.get<double>() <= 0.0)
+      cap = 0.0;  // max(cap, 0.0): no cap
+    else
+      cap = r.positive_number(tc, tp, "attn_logit_softcapping").value();
+  }
+  if (const json* meth = ConfigReader::find(tc, "attn_logit_softcapping_method"); meth && !(meth->is_string() && meth->get<std::string>() == "tanh"))
+    r.fail(tp + "attn_logit_softcapping_method", shown(*meth) + ": only SGLang's default tanh cap is modelled");
+  if (const json* t = ConfigReader::find(tc, "attn_temperature_len"); t && !(t->is_number() && t->get<double>() <= 0))
+    r.fail(tp + "attn_temperature_len", shown(*t) + ": Grok's attention temperature (xai_temperature_len) is not modelled");
+  m.attn_logit_cap = static_cast<float>(cap);
+}
+
 // "attnbench": {"name": ..., "tp_size": ...}: attnbench's own key (SGLang ignores it as unknown).
 void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m) {
   const json* a = ConfigReader::find(root, "attnbench");
@@ -449,10 +473,20 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   // in every memory figure. Refused, naming the key that shows it (the keys these configs write).
   for (const char* key : {"layers_block_type", "hybrid_override_pattern", "attn_layer_period", "full_attention_interval",
                           "linear_num_value_heads", "block_types", "mamba_d_state", "mamba_d_ssm", "mamba_n_heads",
-                          "mamba_num_heads", "ssm_cfg"})
+                          "mamba_num_heads", "ssm_cfg", "linear_attn_config"})
     if (const json* v = ConfigReader::find(tc, key))
       r.fail(tp + key, shown(*v) + ": a hybrid attention / state-space or linear-attention model (" + m.architecture +
                            ") is not modelled; attnbench models decoders whose every layer is MHA / GQA attention");
+  // MiniMax-Text-01 / M1 (attn_type_list: 0 = a lightning (linear) attention layer, 1 = softmax attention; SGLang's
+  // configs/model_config.py counts only the 1s as attention layers): hybrid unless every entry is 1.
+  if (const json* types = ConfigReader::find(tc, "attn_type_list")) {
+    const bool all_softmax = types->is_array() && std::all_of(types->begin(), types->end(), [](const json& t) {
+                               return t.is_number_integer() && t.get<long long>() == 1;
+                             });
+    if (!all_softmax)
+      r.fail(tp + "attn_type_list", shown(*types) + ": a hybrid linear / softmax attention model (" + m.architecture +
+                                        ") is not modelled; attnbench models decoders whose every layer is MHA / GQA attention");
+  }
   // K / V heads under another model family's key (Falcon's multi_query / num_kv_heads, GPT-2-style n_head): the
   // count attnbench would take for num_key_value_heads (all heads) would be wrong.
   if (!ConfigReader::find(tc, "num_key_value_heads"))
@@ -466,8 +500,11 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (m.num_attention_heads % m.num_key_value_heads != 0)
     r.fail(tp + "num_key_value_heads", std::to_string(m.num_attention_heads) + " attention heads are not divisible by " +
                                            std::to_string(m.num_key_value_heads) + " KV heads");
+  const bool grok = m.architecture == "Grok1ForCausalLM" || m.architecture == "Grok1ModelForCausalLM";
   if (auto hd = r.integer(tc, tp, "head_dim", 1, 1024)) {
     m.head_dim = *hd;
+  } else if (grok) {
+    m.head_dim = 128;  // models/grok.py, Grok1Attention: self.head_dim = getattr(config, "head_dim", 128)
   } else {
     const std::optional<int> hidden = r.integer(tc, tp, "hidden_size", 1, 1 << 20);
     if (!hidden) r.fail(tp + "head_dim", "missing, and no hidden_size to derive it from (hidden_size / num_attention_heads)");
@@ -482,6 +519,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
   read_gemma_scale_and_cap(r, tc, tp, m);
   read_granite_scale(r, tc, tp, m);
+  read_grok_cap(r, tc, tp, m);
   read_attnbench_key(r, root, m);
   return m;
 }

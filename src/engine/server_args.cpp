@@ -67,6 +67,14 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   auto fail = [](const std::string& msg) { throw InputError(msg); };
   if (a.context_len < 0) fail("--context-length (--context-len): must be positive (got " + std::to_string(a.context_len) + ")");
   if (a.context_len > (1 << 24)) fail("--context-length (--context-len): " + std::to_string(a.context_len) + " is beyond 16M tokens");
+  // SGLang's _derive_context_length (configs/model_config.py): a user-specified context_length above the one
+  // derived from the config (get_context_length) raises unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set.
+  // (SGLang also lets it through when is_in_ci(), a special case of its own test runs, not modelled.)
+  if (a.context_len > m.context_len && m.context_len > 0 && !a.allow_overwrite_longer_context_len)
+    fail("--context-length (--context-len): " + std::to_string(a.context_len) + " is greater than " + m.name +
+         "'s derived context length " + std::to_string(m.context_len) +
+         " (SGLang refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set: pass "
+         "--allow-overwrite-longer-context-len to model that)");
   if (a.max_running_requests < 1 || a.max_running_requests > (1 << 20))
     fail("--max-running-requests: must be in [1, 1048576] (got " + std::to_string(a.max_running_requests) + ")");
   if (a.cuda_graph_max_bs < 1 || a.cuda_graph_max_bs > 8192)

@@ -15,6 +15,11 @@ namespace attnbench {
 
 struct ServerArgs {
   int context_len = 0;  // --context-length; 0: the model's
+  // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN (--allow-overwrite-longer-context-len): without it SGLang refuses a
+  // --context-length above the model's derived one (configs/model_config.py, ModelConfig._derive_context_length:
+  // ValueError "User-specified context_length (N) is greater than the derived context_length (M)"); with it, it
+  // warns and takes N.
+  bool allow_overwrite_longer_context_len = false;
   // --max-running-requests: R = req_to_token_pool.size = the backend's max_bs (alignment 1 at TP1 without
   // two-batch overlap: utils/common.py L3665). SGLang derives it from token capacity
   // (clamp(cap/context*512, 2048, 4096), kv_cache_configurator.py L1819-1832); 4096 is the H200 value.

@@ -58,6 +58,7 @@ SweepOptions sweep_options(const RunPlan& p, const std::vector<std::string>& bac
       {"--layers", std::to_string(p.model.layers)},
       {"--tp-size", std::to_string(p.model.tp_size)},
       {"--context-len", std::to_string(s.context_len)},
+      {"--allow-overwrite-longer-context-len", boolean(s.allow_overwrite_longer_context_len)},
       {"--max-running-requests", std::to_string(s.max_running_requests)},
       {"--cuda-graph-max-bs", std::to_string(s.cuda_graph_max_bs)},
       {"--cuda-graph-bs", joined(s.cuda_graph_bs)},

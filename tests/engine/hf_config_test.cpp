@@ -412,6 +412,7 @@ TEST(HfConfig, HybridModelsAndForeignHeadKeysAreRefused) {
       {R"("architectures": ["FalconH1ForCausalLM"], "mamba_d_ssm": 3072)", "mamba_d_ssm: 3072"},
       {R"("architectures": ["GraniteMoeHybridForCausalLM"], "layers_block_type": ["mamba", "attention"])", "layers_block_type: "},
       {R"("architectures": ["RecurrentGemmaForCausalLM"], "block_types": ["recurrent", "attention"])", "block_types: "},
+      {R"("architectures": ["KimiLinearForCausalLM"], "linear_attn_config": {"kda_layers": [1, 2]})", "linear_attn_config: "},
   };
   for (const auto& [extra, key] : hybrids) {
     const std::string e = parse_error(config(extra));
@@ -424,6 +425,49 @@ TEST(HfConfig, HybridModelsAndForeignHeadKeysAreRefused) {
   EXPECT_TRUE(test::has(parse_error(falcon), "multi_query: true: the model's heads are given under a key attnbench does not read"));
   // With num_key_value_heads written, such a key is unknown and ignored, as SGLang ignores unknown keys.
   EXPECT_EQ(parse(config(R"("num_kv_heads": 1)")).num_key_value_heads, 2);
+}
+
+// MiniMax's attn_type_list with softmax attention (1) on every layer is a plain decoder; anything else is refused.
+TEST(HfConfig, AttnTypeListOfSoftmaxLayersOnlyIsAPlainDecoder) {
+  EXPECT_EQ(parse(config(R"("attn_type_list": [1, 1, 1, 1])")).num_layers, 4);
+  for (const char* bad : {R"("architectures": ["MiniMaxM1ForCausalLM"], "attn_type_list": [0, 0, 0, 1])",
+                          R"("attn_type_list": "1111")", R"("attn_type_list": [1, 1.0])"}) {
+    const std::string e = parse_error(config(bad));
+    EXPECT_TRUE(test::has(e, "attn_type_list: ")) << e;
+    EXPECT_TRUE(test::has(e, "a hybrid linear / softmax attention model")) << e;
+  }
+}
+
+// Grok (models/grok.py, Grok1Attention): the logit cap is max(attn_logit_softcapping, 0) with 30 where the config
+// writes none, head_dim is the config's or 128 (never hidden_size / heads), only the tanh cap and no attention
+// temperature are modelled.
+TEST(HfConfig, GrokCapsLogitsAt30UnlessTheConfigSaysOtherwise) {
+  // Grok-1's published shape (hpcai-tech/grok-1): 48 / 8 heads of 128 in a hidden size of 6144, no head_dim.
+  const std::string grok1 = R"({"architectures": ["Grok1ModelForCausalLM"], "num_hidden_layers": 64, "num_attention_heads": 48,
+                                "num_key_value_heads": 8, "hidden_size": 6144, "max_position_embeddings": 8192,
+                                "torch_dtype": "bfloat16"})";
+  const ModelConfig g = parse(grok1);
+  EXPECT_EQ(g.head_dim, 128);
+  EXPECT_EQ(g.attn_logit_cap, 30.0f);
+  EXPECT_EQ(g.sm_scale(), 1.0f / std::sqrt(128.0f));
+  // head_dim 128 whatever hidden_size / heads gives (8192 / 32 = 256 would be the generic rule).
+  EXPECT_EQ(parse(config(R"("architectures": ["Grok1ForCausalLM"], "head_dim": null, "hidden_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8)")).head_dim, 128);
+  EXPECT_EQ(parse(config(R"("architectures": ["Grok1ForCausalLM"], "attn_logit_softcapping": 50.0)")).attn_logit_cap, 50.0f);
+  EXPECT_EQ(parse(config(R"("architectures": ["Grok1ForCausalLM"], "attn_logit_softcapping": 0)")).attn_logit_cap, 0.0f);
+  EXPECT_EQ(parse(config(R"("architectures": ["Grok1ForCausalLM"], "attn_logit_softcapping": -1)")).attn_logit_cap, 0.0f);
+  EXPECT_EQ(parse(config(R"("architectures": ["Grok1ForCausalLM"], "attn_temperature_len": -1)")).attn_logit_cap, 30.0f);
+  // Other classes ignore the keys, as SGLang does.
+  EXPECT_EQ(parse(config(R"("attn_logit_softcapping": 50.0)")).attn_logit_cap, 0.0f);
+  const std::pair<const char*, const char*> refused[] = {
+      {R"("architectures": ["Grok1ForCausalLM"], "attn_logit_softcapping": null)", "attn_logit_softcapping: null (SGLang's max(None, 0.0) raises"},
+      {R"("architectures": ["Grok1ForCausalLM"], "attn_logit_softcapping": "30")", "attn_logit_softcapping: must be a positive finite number"},
+      {R"("architectures": ["Grok1ForCausalLM"], "attn_logit_softcapping_method": "clip")", "attn_logit_softcapping_method: \"clip\": only SGLang's default tanh cap"},
+      {R"("architectures": ["Grok1ForCausalLM"], "attn_temperature_len": 1024)", "attn_temperature_len: 1024: Grok's attention temperature"},
+  };
+  for (const auto& [extra, want] : refused) {
+    const std::string e = parse_error(config(extra));
+    EXPECT_TRUE(test::has(e, want)) << e;
+  }
 }
 
 // Granite's muP attention scale: SGLang's GraniteAttention / GraniteMoeAttention take config.attention_multiplier

@@ -5,6 +5,7 @@
 
 #include "core/errors.hpp"
 #include "support/errors.hpp"
+#include "support/test_util.hpp"
 
 namespace attnbench {
 namespace {
@@ -77,6 +78,25 @@ TEST(ValidateServerArgs, RejectsOutOfRangeValuesNamingTheOption) {
   ModelConfig bad = m;
   bad.tp_size = 3;
   expect_input_error(ok, bad, "--tp-size");
+}
+
+// SGLang's ModelConfig._derive_context_length: a --context-length above the derived one raises unless
+// SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set (--allow-overwrite-longer-context-len); at or below it, it is taken.
+TEST(ValidateServerArgs, ContextLengthAboveTheDerivedOneNeedsSglangsOverride) {
+  const ModelConfig m = find_model_preset("llama-3.1-8b");  // derived context 131072
+  ServerArgs a;
+  a.context_len = m.context_len;
+  EXPECT_NO_THROW(validate_server_args(a, m));
+  a.context_len = 4096;
+  EXPECT_NO_THROW(validate_server_args(a, m));
+  a.context_len = m.context_len + 1;
+  const std::string e = test::error_of([&] { validate_server_args(a, m); });
+  EXPECT_TRUE(test::has(e, "--context-length (--context-len): 131073 is greater than llama-3.1-8b's derived context length 131072")) << e;
+  EXPECT_TRUE(test::has(e, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN")) << e;
+  EXPECT_TRUE(test::has(e, "--allow-overwrite-longer-context-len")) << e;
+  a.allow_overwrite_longer_context_len = true;
+  EXPECT_NO_THROW(validate_server_args(a, m));
+  EXPECT_EQ(a.effective_context_len(m), 131073);
 }
 
 }  // namespace
