@@ -200,9 +200,22 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
 // Model classes of SGLang 0.5.23 whose attention takes no window whatever the config says (no "window" in
 // their files). The classes that do and that attnbench models are in read_windows: models/gemma2.py,
 // gemma3_causal.py / gemma3_mm.py and gpt_oss.py, each setting layer.sliding_window_size = sliding_window - 1.
+// The first eight were read in the 0.5.23 wheel; the rest in sgl-project/sglang's sources as the code index holds
+// them (file @ commit; none passes a window to RadixAttention or reads config.sliding_window):
+// phimoe.py @008b79d2 (Phi-3.5-MoE writes sliding_window 131072), starcoder2.py @1142ca44 (StarCoder2: 4096),
+// mimo.py @14de7d3b and qwen2_vl.py @00b08c49 (Qwen2Model), qwen3_vl.py @005fa833 (Qwen3Model), glm4.py
+// @0673f442, internlm2.py @01925ca8, minicpm.py @03e24491, ernie4.py @008b79d2 (LlamaAttention), hunyuan.py
+// @08185617, arcee.py @0564b521, apertus.py @082b091c, and Mistral3ForConditionalGeneration (mistral.py: a Llava
+// wrapper around the Mistral / Llama text model). Classes that do window by rules attnbench does not model stay
+// refused by read_windows: Cohere2 (commandr.py: layer_types, the window not minus one), Exaone4 (every
+// len(sliding_window_pattern)-th layer global), Olmo2 / 3 with layer_types, Step3p5, Gemma3n.
 const std::set<std::string> kFullAttentionArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
-    "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"};
+    "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM",
+    "PhimoeForCausalLM", "Starcoder2ForCausalLM", "MiMoForCausalLM", "Qwen2VLForConditionalGeneration",
+    "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration", "Glm4ForCausalLM",
+    "InternLM2ForCausalLM", "MiniCPMForCausalLM", "Ernie4_5_ForCausalLM", "HunYuanDenseV1ForCausalLM",
+    "ArceeForCausalLM", "ApertusForCausalLM", "Mistral3ForConditionalGeneration"};
 
 // Which layers are windowed, and the window; sets m.sliding_window and m.sliding_layers (or m.window_ignored).
 void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
@@ -303,7 +316,8 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     r.fail(tp + "sliding_window",
            std::to_string(*window) + " on " + arch + ": SGLang 0.5.23's window rule for this model class is not " +
                "modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
-               "Gemma3ForConditionalGeneration and GptOssForCausalLM; Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 "
+               "Gemma3ForConditionalGeneration and GptOssForCausalLM; Llama, Mistral, Mixtral, Phi-3, Phi-3.5-MoE, Qwen2 / 3 "
+               "and their VL classes, StarCoder2, GLM-4, InternLM2, MiniCPM, ERNIE-4.5, HunYuan, Arcee and Apertus "
                "run full attention in SGLang, as here)");
   }
   if (std::find(windowed.begin(), windowed.end(), true) == windowed.end()) return none();
@@ -487,6 +501,13 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
       r.fail(tp + "attn_type_list", shown(*types) + ": a hybrid linear / softmax attention model (" + m.architecture +
                                         ") is not modelled; attnbench models decoders whose every layer is MHA / GQA attention");
   }
+  // Cross-layer KV sharing (HunYuan's use_cla / cla_share_factor, Gemma-3n's num_kv_shared_layers): some layers
+  // read another layer's K / V and cache none of their own, so a pool of num_hidden_layers layers would be wrong.
+  if (const std::optional<bool> cla = r.boolean(tc, tp, "use_cla"); cla && *cla)
+    r.fail(tp + "use_cla", "true: cross-layer KV sharing (" + m.architecture + ") is not modelled");
+  if (const json* shared = ConfigReader::find(tc, "num_kv_shared_layers");
+      shared && !(shared->is_number_integer() && shared->get<long long>() == 0))
+    r.fail(tp + "num_kv_shared_layers", shown(*shared) + ": cross-layer KV sharing (" + m.architecture + ") is not modelled");
   // K / V heads under another model family's key (Falcon's multi_query / num_kv_heads, GPT-2-style n_head): the
   // count attnbench would take for num_key_value_heads (all heads) would be wrong.
   if (!ConfigReader::find(tc, "num_key_value_heads"))

@@ -208,7 +208,9 @@ TEST(HfConfig, WindowForms) {
 // mixtral.py, qwen2.py, qwen3.py and the Qwen MoE files never read it: every layer runs full attention there, and
 // attnbench models it so (noting the ignored window); any other class that would window is refused.
 TEST(HfConfig, WindowsFollowSglangsModelClass) {
-  for (const char* arch : {"MistralForCausalLM", "LlamaForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM"}) {
+  for (const char* arch : {"MistralForCausalLM", "LlamaForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM",
+                           "PhimoeForCausalLM", "Starcoder2ForCausalLM", "Qwen2_5_VLForConditionalGeneration",
+                           "Glm4ForCausalLM", "InternLM2ForCausalLM", "HunYuanDenseV1ForCausalLM"}) {
     SCOPED_TRACE(arch);
     const ModelConfig m = parse(config(R"("architectures": [")" + std::string(arch) + R"("], "sliding_window": 4096)"));
     EXPECT_FALSE(m.has_sliding_window());
@@ -234,6 +236,12 @@ TEST(HfConfig, WindowsFollowSglangsModelClass) {
       R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
   EXPECT_TRUE(test::has(err, "sliding_window: 4096 on Cohere2ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled"))
       << err;
+  // Exaone-4 and Olmo-2 / 3 window by their own rules (every len(sliding_window_pattern)-th layer global; layer_types
+  // with sliding_window - 1): refused likewise.
+  for (const char* arch : {"Exaone4ForCausalLM", "Olmo2ForCausalLM", "Step3p5ForCausalLM"}) {
+    const std::string e = parse_error(config(R"("architectures": [")" + std::string(arch) + R"("], "sliding_window": 64)"));
+    EXPECT_TRUE(test::has(e, "sliding_window: 64 on " + std::string(arch) + ": SGLang 0.5.23's window rule")) << e;
+  }
   // ... and accepted when nothing would be windowed.
   EXPECT_FALSE(parse(config(R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": null)")).has_sliding_window());
   EXPECT_FALSE(parse(config(
@@ -423,6 +431,12 @@ TEST(HfConfig, HybridModelsAndForeignHeadKeysAreRefused) {
   const std::string falcon = R"({"architectures": ["FalconForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 71,
                                  "hidden_size": 4544, "multi_query": true})";
   EXPECT_TRUE(test::has(parse_error(falcon), "multi_query: true: the model's heads are given under a key attnbench does not read"));
+  // Cross-layer KV sharing (HunYuan-Large's use_cla, Gemma-3n's num_kv_shared_layers): fewer layers cache K / V.
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["HunYuanMoEV1ForCausalLM"], "use_cla": true, "cla_share_factor": 2)")),
+                        "use_cla: true: cross-layer KV sharing (HunYuanMoEV1ForCausalLM) is not modelled"));
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["Gemma3nForConditionalGeneration"], "num_kv_shared_layers": 15)")),
+                        "num_kv_shared_layers: 15: cross-layer KV sharing"));
+  EXPECT_EQ(parse(config(R"("use_cla": false, "num_kv_shared_layers": 0)")).num_layers, 4);
   // With num_key_value_heads written, such a key is unknown and ignored, as SGLang ignores unknown keys.
   EXPECT_EQ(parse(config(R"("num_kv_heads": 1)")).num_key_value_heads, 2);
 }
