@@ -522,16 +522,24 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     r.fail(tp + "num_key_value_heads", std::to_string(m.num_attention_heads) + " attention heads are not divisible by " +
                                            std::to_string(m.num_key_value_heads) + " KV heads");
   const bool grok = m.architecture == "Grok1ForCausalLM" || m.architecture == "Grok1ModelForCausalLM";
-  if (auto hd = r.integer(tc, tp, "head_dim", 1, 1024)) {
-    m.head_dim = *hd;
+  // GraniteMoe (models/granitemoe.py, GraniteMoeAttention: self.head_dim = hidden_size // self.total_num_heads)
+  // derives head_dim whatever the config writes; a head_dim key is still checked, then not used.
+  const bool head_dim_from_hidden = m.architecture == "GraniteMoeForCausalLM";
+  const std::optional<int> head_dim_key = r.integer(tc, tp, "head_dim", 1, 1024);
+  if (head_dim_key && !head_dim_from_hidden) {
+    m.head_dim = *head_dim_key;
   } else if (grok) {
     m.head_dim = 128;  // models/grok.py, Grok1Attention: self.head_dim = getattr(config, "head_dim", 128)
   } else {
     const std::optional<int> hidden = r.integer(tc, tp, "hidden_size", 1, 1 << 20);
+    if (!hidden && head_dim_from_hidden)
+      r.fail(tp + "hidden_size", "missing (required: " + m.architecture + " derives head_dim as hidden_size / num_attention_heads)");
     if (!hidden) r.fail(tp + "head_dim", "missing, and no hidden_size to derive it from (hidden_size / num_attention_heads)");
     if (*hidden % m.num_attention_heads != 0)
       r.fail(tp + "hidden_size", std::to_string(*hidden) + " is not divisible by num_attention_heads " +
-                                     std::to_string(m.num_attention_heads) + " (and there is no head_dim)");
+                                     std::to_string(m.num_attention_heads) +
+                                     (head_dim_from_hidden ? " (" + m.architecture + " derives head_dim from them)"
+                                                           : std::string(" (and there is no head_dim)")));
     m.head_dim = *hidden / m.num_attention_heads;
   }
   m.context_len = read_context_len(r, tc, tp);

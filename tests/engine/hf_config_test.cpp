@@ -489,7 +489,7 @@ TEST(HfConfig, GrokCapsLogitsAt30UnlessTheConfigSaysOtherwise) {
 TEST(HfConfig, GraniteScaleIsTheAttentionMultiplier) {
   const ModelConfig g = parse(config(R"("architectures": ["GraniteForCausalLM"], "attention_multiplier": 0.0078125)"));
   EXPECT_EQ(g.sm_scale(), 0.0078125f);
-  const ModelConfig moe = parse(config(R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625)"));
+  const ModelConfig moe = parse(config(R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625, "hidden_size": 512)"));
   EXPECT_EQ(moe.sm_scale(), 0.015625f);
   const ModelConfig llama = parse(config(R"("attention_multiplier": 0.0078125)"));
   EXPECT_EQ(llama.sm_scale(), 1.0f / std::sqrt(64.0f));
@@ -497,6 +497,14 @@ TEST(HfConfig, GraniteScaleIsTheAttentionMultiplier) {
                   "attention_multiplier: missing (required for GraniteForCausalLM"));
   EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["GraniteForCausalLM"], "attention_multiplier": 0)")),
                   "attention_multiplier: must be a positive finite number"));
+  // GraniteMoe derives head_dim = hidden_size / heads (granitemoe.py), whatever head_dim the config writes.
+  const ModelConfig gm = parse(config(
+      R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625, "hidden_size": 1536, "num_attention_heads": 24, "num_key_value_heads": 8, "head_dim": 128)"));
+  EXPECT_EQ(gm.head_dim, 64);
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625, "head_dim": 64)")),
+                        "hidden_size: missing (required: GraniteMoeForCausalLM derives head_dim"));
+  EXPECT_EQ(parse(config(R"("architectures": ["GraniteForCausalLM"], "attention_multiplier": 0.0078125, "hidden_size": 1536)")).head_dim, 64)
+      << "dense Granite keeps a written head_dim";
 }
 
 // Exaone-4 writes sliding_window_pattern as a string ("LLLG") beside layer_types, which spell the same layers:
