@@ -38,8 +38,8 @@ ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
     static std::set<std::string> told;
     if (told.insert(model.name).second)
       std::cerr << "attnbench: note: " << printable(model.name) << ": sliding_window " << model.window_ignored
-                << " not applied: SGLang 0.5.23's " << printable(model.architecture)
-                << " takes no window (every layer runs full attention, one FlashInfer wrapper set)\n";
+                << " not applied: SGLang's " << printable(model.architecture)
+                << " passes no window to its attention layers (every layer runs full attention, one FlashInfer wrapper set)\n";
   }
   if (m.layers < 0) throw InputError("--layers: must be positive (got " + std::to_string(m.layers) + ")");
   if (m.layers > model.num_layers)  // a model has the layers its config says (num_hidden_layers)
