@@ -200,15 +200,22 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
 // Model classes of SGLang 0.5.23 whose attention takes no window whatever the config says (no "window" in
 // their files). The classes that do and that attnbench models are in read_windows: models/gemma2.py,
 // gemma3_causal.py / gemma3_mm.py and gpt_oss.py, each setting layer.sliding_window_size = sliding_window - 1.
-// The first eight were read in the 0.5.23 wheel; the rest in sgl-project/sglang's sources as the code index holds
-// them (file @ commit; none passes a window to RadixAttention or reads config.sliding_window):
-// phimoe.py @008b79d2 (Phi-3.5-MoE writes sliding_window 131072), starcoder2.py @1142ca44 (StarCoder2: 4096),
-// mimo.py @14de7d3b and qwen2_vl.py @00b08c49 (Qwen2Model), qwen3_vl.py @005fa833 (Qwen3Model), glm4.py
-// @0673f442, internlm2.py @01925ca8, minicpm.py @03e24491, ernie4.py @008b79d2 (LlamaAttention), hunyuan.py
-// @08185617, arcee.py @0564b521, apertus.py @082b091c, and Mistral3ForConditionalGeneration (mistral.py: a Llava
-// wrapper around the Mistral / Llama text model). Classes that do window by rules attnbench does not model stay
-// refused by read_windows: Cohere2 (commandr.py: layer_types, the window not minus one), Exaone4 (every
-// len(sliding_window_pattern)-th layer global), Olmo2 / 3 with layer_types, Step3p5, Gemma3n.
+// All of them read in the 0.5.23 wheel (sglang-0.5.23-cp311, models/): llama.py, mistral.py (MistralForCausalLM is
+// LlamaForCausalLM; Mistral3ForConditionalGeneration, L94, a Llava wrapper around it), mixtral.py, qwen2.py,
+// qwen3.py, the Qwen MoE files, starcoder2.py, mimo.py, qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py, glm4.py,
+// internlm2.py, minicpm.py, ernie4.py, hunyuan.py, arcee.py and apertus.py never mention a window; phimoe.py keeps
+// sliding_window in its config class only (L56, L73; its RadixAttention, L306-314, takes none). Phi-3.5-MoE writes
+// sliding_window 131072, StarCoder2 4096: SGLang runs both on full attention. Classes that window by rules
+// attnbench does not model stay refused by read_windows: Exaone4 (exaone4.py L161-166: every
+// len(sliding_window_pattern)-th layer global, sliding_window - 1), Olmo2 / 3 with layer_types (olmo2.py L125-129),
+// Step3p5 (step3p5.py L440-445, no minus one), Gemma3n, and Cohere2, on which SGLang 0.5.23's two backends
+// disagree: commandr.py L206-210 gives each layer_types "sliding_attention" layer sliding_window_size =
+// config.sliding_window (no minus one) but the class has no get_attention_sliding_window_size and is not on the
+// hybrid-SWA list, so model_runner.sliding_window_size is None (model_runner_components/load_model_utils.py
+// L144-157): FlashInfer then builds one wrapper set planned with window_left -1 (flashinfer_backend.py L411-418;
+// FlashInfer 0.7.2 compiles the window in at plan(), so the per-layer window its forward() passes is dropped) and
+// runs every layer on full attention, while trtllm_mha passes window_left = layer.sliding_window_size to every
+// kernel (trtllm_mha_backend.py L1678, L1839-2018) and windows the sliding layers.
 const std::set<std::string> kFullAttentionArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
     "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM",
@@ -318,7 +325,11 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
                "modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
                "Gemma3ForConditionalGeneration and GptOssForCausalLM; Llama, Mistral, Mixtral, Phi-3, Phi-3.5-MoE, Qwen2 / 3 "
                "and their VL classes, StarCoder2, GLM-4, InternLM2, MiniCPM, ERNIE-4.5, HunYuan, Arcee and Apertus "
-               "run full attention in SGLang, as here)");
+               "run full attention in SGLang, as here)" +
+               (arch == "Cohere2ForCausalLM"
+                    ? std::string("; in SGLang 0.5.23 its FlashInfer backend runs every layer unwindowed while "
+                                  "trtllm_mha windows the sliding layers (commandr.py sets no model-level window)")
+                    : std::string()));
   }
   if (std::find(windowed.begin(), windowed.end(), true) == windowed.end()) return none();
   m.sliding_window = *window;
@@ -363,11 +374,11 @@ void read_granite_scale(const ConfigReader& r, const json& tc, const std::string
       tc, tp, "attention_multiplier", m.architecture + ": SGLang scales its attention by attention_multiplier");
 }
 
-// Grok (models/grok.py, Grok1Attention; EntryClass Grok1ForCausalLM and its alias Grok1ModelForCausalLM): a logit cap
-// that SGLang applies whether or not the config writes one, logit_cap = max(getattr(config, "attn_logit_softcapping",
-// 30.0), 0.0), capped by getattr(config, "attn_logit_softcapping_method", "tanh"); head_dim = getattr(config,
-// "head_dim", 128) (not hidden_size / heads: parse_hf_config); and an attention temperature
-// (RadixAttention.xai_temperature_len = getattr(config, "attn_temperature_len", -1)) that attnbench does not model.
+// Grok (0.5.23 wheel, models/grok.py, Grok1Attention; EntryClass L1020: Grok1ForCausalLM and its alias
+// Grok1ModelForCausalLM): a logit cap whether or not the config writes one, L425 logit_cap =
+// max(getattr(config, "attn_logit_softcapping", 30.0), 0.0), by getattr(config, "attn_logit_softcapping_method",
+// "tanh") (L426); L359 head_dim = getattr(config, "head_dim", 128) (not hidden_size / heads: parse_hf_config); and an
+// attention temperature (L440 xai_temperature_len = getattr(config, "attn_temperature_len", -1)), not modelled.
 void read_grok_cap(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
   if (m.architecture != "Grok1ForCausalLM" && m.architecture != "Grok1ModelForCausalLM") return;
   double cap = 30.0;
@@ -522,8 +533,9 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     r.fail(tp + "num_key_value_heads", std::to_string(m.num_attention_heads) + " attention heads are not divisible by " +
                                            std::to_string(m.num_key_value_heads) + " KV heads");
   const bool grok = m.architecture == "Grok1ForCausalLM" || m.architecture == "Grok1ModelForCausalLM";
-  // GraniteMoe (models/granitemoe.py, GraniteMoeAttention: self.head_dim = hidden_size // self.total_num_heads)
-  // derives head_dim whatever the config writes; a head_dim key is still checked, then not used.
+  // GraniteMoe (0.5.23 wheel, models/granitemoe.py L235, GraniteMoeAttention: self.head_dim = hidden_size //
+  // self.total_num_heads) derives head_dim whatever the config writes; a head_dim key is still checked, then not
+  // used. (Granite's granite.py L156-158 takes getattr(config, "head_dim", hidden_size // heads), as here.)
   const bool head_dim_from_hidden = m.architecture == "GraniteMoeForCausalLM";
   const std::optional<int> head_dim_key = r.integer(tc, tp, "head_dim", 1, 1024);
   if (head_dim_key && !head_dim_from_hidden) {

@@ -67,9 +67,10 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   auto fail = [](const std::string& msg) { throw InputError(msg); };
   if (a.context_len < 0) fail("--context-length (--context-len): must be positive (got " + std::to_string(a.context_len) + ")");
   if (a.context_len > (1 << 24)) fail("--context-length (--context-len): " + std::to_string(a.context_len) + " is beyond 16M tokens");
-  // SGLang's _derive_context_length (configs/model_config.py): a user-specified context_length above the one
-  // derived from the config (get_context_length) raises unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set.
-  // (SGLang also lets it through when is_in_ci(), a special case of its own test runs, not modelled.)
+  // SGLang's _derive_context_length (0.5.23 wheel, configs/model_config.py L1291-1329): a user-specified
+  // context_length above the one derived from the config (get_context_length) raises ValueError unless
+  // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is true (environ.py L320, EnvBool: true / 1 / yes / y) or is_in_ci()
+  // (SGLANG_IS_IN_CI, SGLang's own test runs: not modelled); at or below it, it is taken.
   if (a.context_len > m.context_len && m.context_len > 0 && !a.allow_overwrite_longer_context_len)
     fail("--context-length (--context-len): " + std::to_string(a.context_len) + " is greater than " + m.name +
          "'s derived context length " + std::to_string(m.context_len) +

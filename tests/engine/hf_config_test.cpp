@@ -236,6 +236,9 @@ TEST(HfConfig, WindowsFollowSglangsModelClass) {
       R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
   EXPECT_TRUE(test::has(err, "sliding_window: 4096 on Cohere2ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled"))
       << err;
+  // ... and, for Cohere2, why: SGLang 0.5.23's FlashInfer backend and trtllm_mha window it differently.
+  EXPECT_TRUE(test::has(err, "its FlashInfer backend runs every layer unwindowed while trtllm_mha windows the sliding layers"))
+      << err;
   // Exaone-4 and Olmo-2 / 3 window by their own rules (every len(sliding_window_pattern)-th layer global; layer_types
   // with sliding_window - 1): refused likewise.
   for (const char* arch : {"Exaone4ForCausalLM", "Olmo2ForCausalLM", "Step3p5ForCausalLM"}) {
