@@ -75,7 +75,7 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
       head_dim_(mr.model_config.head_dim),
       dtype_(mr.model_config.dtype),
       dtype_kv_(mr.model_config.kv_dtype()),
-      num_wrappers_(mr.model_config.has_sliding_window() ? 2 : 1),
+      num_wrappers_(mr.model_config.has_sliding_window() && mr.model_config.runner_sliding_window ? 2 : 1),
       max_bs_(mr.server_args.max_running_requests),
       max_context_len_(mr.context_len()),
       skip_prefill_(skip_prefill),
@@ -136,8 +136,14 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
   // EagleVerifyInput.generate_attn_arg_prefill gathers each row from slot 0 (eagle_info.py L90-133) with a tree
   // mask sized for the untrimmed lengths. Past the window that reads the wrong keys; within it, it equals the
   // causal verify. attnbench does not model either: the row is skipped with this reading.
-  if (mode == ForwardMode::target_verify && model_runner_.model_config.has_sliding_window())
+  if (mode == ForwardMode::target_verify && num_wrappers_ == 2)
     return Support::no("SGLang's FlashInfer EAGLE verify on a windowed layer reads each request's first min(seq_len, window) + N cache slots, not its last window (no kv_start_idx; 0.5.23: flashinfer_backend.py L2284-2293, eagle_info.py L90-133): not modelled");
+  if (model_runner_.model_config.has_sliding_window() && !applies_layer_windows())
+    return Support::yes("unwindowed: SGLang's " + model_runner_.model_config.architecture +
+                        " reports no window to the model runner (no get_attention_sliding_window_size), so its "
+                        "FlashInfer backend plans one wrapper set without a window and the layers' own windows, "
+                        "passed to forward() only, are dropped (FlashInfer fixes the window at plan()): every layer "
+                        "runs full attention here, while trtllm_mha windows the sliding layers");
   const float cap = model_runner_.model_config.attn_logit_cap;
   if (cap > 0.0f && !applies_logit_cap()) {
     std::ostringstream os;

@@ -46,9 +46,14 @@ class FlashInferBackend : public AttentionBackend {
   // The layer as SGLang's plans leave it for the kernels: logit_cap 0 unless applies_logit_cap(). The one place
   // this backend decides the cap: forward_decode / forward_extend hand the wrappers only this layer, and the
   // wrappers pass its logit_cap through.
+  // One wrapper set planned without a window where the model runner has no window (Cohere2: commandr.py reports
+  // none; flashinfer_backend.py L411-418), so no layer's window reaches the kernels (FlashInfer 0.7.2 picks the
+  // windowed module at plan(): prefill.py L2989; forward() only stores window_left, L3233).
+  bool applies_layer_windows() const override { return model_runner_.model_config.runner_sliding_window; }
   Layer planned_layer(const Layer& layer) const {
     Layer l = layer;
     if (!applies_logit_cap()) l.logit_cap = 0.0f;
+    if (!applies_layer_windows()) l.sliding_window_size = -1;
     return l;
   }
   void init_forward_metadata(const ForwardBatch& fb) override;

@@ -208,8 +208,8 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
 // sliding_window 131072, StarCoder2 4096: SGLang runs both on full attention. Classes that window by rules
 // attnbench does not model stay refused by read_windows: Exaone4 (exaone4.py L161-166: every
 // len(sliding_window_pattern)-th layer global, sliding_window - 1), Olmo2 / 3 with layer_types (olmo2.py L125-129),
-// Step3p5 (step3p5.py L440-445, no minus one), Gemma3n, and Cohere2, on which SGLang 0.5.23's two backends
-// disagree: commandr.py L206-210 gives each layer_types "sliding_attention" layer sliding_window_size =
+// Step3p5 (step3p5.py L440-445, no minus one) and Gemma3n. Cohere2 is modelled (read_windows), and on it SGLang
+// 0.5.23's two backends disagree: commandr.py L206-210 gives each layer_types "sliding_attention" layer sliding_window_size =
 // config.sliding_window (no minus one) but the class has no get_attention_sliding_window_size and is not on the
 // hybrid-SWA list, so model_runner.sliding_window_size is None (model_runner_components/load_model_utils.py
 // L144-157): FlashInfer then builds one wrapper set planned with window_left -1 (flashinfer_backend.py L411-418;
@@ -319,17 +319,29 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
       windowed = from_types;
     else
       by_pattern();
+  } else if (arch == "Cohere2ForCausalLM") {
+    // commandr.py L206-210: the layers config.layer_types names "sliding_attention" get sliding_window_size =
+    // config.sliding_window (no minus one); transformers' Cohere2Config derives layer_types from
+    // sliding_window_pattern (every Nth layer global; Command-R7B writes 4) when the file has none. The class reports
+    // no window to the model runner (no get_attention_sliding_window_size; not on the hybrid-SWA list): FlashInfer
+    // then applies none (runner_sliding_window, AttentionBackend::applies_layer_windows).
+    if (!types && !pattern)
+      r.fail(tp + "layer_types", "missing (required with a sliding_window on " + arch +
+                                     ": SGLang windows the layers config.layer_types names, which transformers "
+                                     "derives from sliding_window_pattern; write layer_types or sliding_window_pattern)");
+    if (types)
+      windowed = from_types;
+    else
+      by_pattern();
+    m.sliding_window_offset = 0;
+    m.runner_sliding_window = false;
   } else if (any_said) {
     r.fail(tp + "sliding_window",
            std::to_string(*window) + " on " + arch + ": SGLang 0.5.23's window rule for this model class is not " +
                "modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
-               "Gemma3ForConditionalGeneration and GptOssForCausalLM; Llama, Mistral, Mixtral, Phi-3, Phi-3.5-MoE, Qwen2 / 3 "
-               "and their VL classes, StarCoder2, GLM-4, InternLM2, MiniCPM, ERNIE-4.5, HunYuan, Arcee and Apertus "
-               "run full attention in SGLang, as here)" +
-               (arch == "Cohere2ForCausalLM"
-                    ? std::string("; in SGLang 0.5.23 its FlashInfer backend runs every layer unwindowed while "
-                                  "trtllm_mha windows the sliding layers (commandr.py sets no model-level window)")
-                    : std::string()));
+               "Gemma3ForConditionalGeneration, GptOssForCausalLM and Cohere2ForCausalLM; Llama, Mistral, Mixtral, Phi-3, "
+               "Phi-3.5-MoE, Qwen2 / 3 and their VL classes, StarCoder2, GLM-4, InternLM2, MiniCPM, ERNIE-4.5, HunYuan, "
+               "Arcee and Apertus run full attention in SGLang, as here)");
   }
   if (std::find(windowed.begin(), windowed.end(), true) == windowed.end()) return none();
   m.sliding_window = *window;

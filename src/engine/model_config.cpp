@@ -19,7 +19,7 @@ int ModelConfig::layer_sliding_window_size(int layer) const {
   if (!has_sliding_window()) return -1;
   if (!sliding_layers.empty() && !sliding_layers[static_cast<std::size_t>(layer) % sliding_layers.size()])
     return -1;  // a full-attention layer
-  return sliding_window - 1;
+  return sliding_window + sliding_window_offset;
 }
 
 float ModelConfig::sm_scale() const {

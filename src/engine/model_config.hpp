@@ -27,6 +27,15 @@ struct ModelConfig {
   // The config's per-layer list is kept at its shortest period (--layers takes at most num_layers: resolve_model).
   // Empty: every layer is windowed. Meaningful only when sliding_window > 0.
   std::vector<bool> sliding_layers;
+  // The layer's window, layer.sliding_window_size = sliding_window + sliding_window_offset: -1 for the classes that
+  // pass config.sliding_window - 1 (Gemma-2 / 3, GPT-OSS), 0 for Cohere2 (models/commandr.py L206-210 passes
+  // config.sliding_window itself).
+  int sliding_window_offset = -1;
+  // Whether SGLang's model runner learns the window (the class has get_attention_sliding_window_size, or is on the
+  // hybrid-SWA list: model_runner_components/load_model_utils.py L144-157). FlashInfer builds its two wrapper sets
+  // from it; without it (Cohere2) FlashInfer plans one set with no window and applies none
+  // (AttentionBackend::applies_layer_windows), while trtllm_mha passes every layer's own window to its kernels.
+  bool runner_sliding_window = true;
   // The config's sliding_window where SGLang's model class ignores it (Mistral-7B, a Qwen2 with
   // use_sliding_window true: every layer runs full attention; engine/hf_config.cpp read_windows). -1: none.
   int window_ignored = -1;
@@ -60,9 +69,16 @@ struct ModelConfig {
   int num_kv_heads() const { return std::max(1, num_key_value_heads / tp_size); }     // per rank
   // True when any layer has a window (FlashInfer then builds two wrapper sets).
   bool has_sliding_window() const { return sliding_window > 0; }
-  // SGLang's layer.sliding_window_size for layer `layer`: config.sliding_window - 1 on windowed layers,
-  // -1 on full-attention layers (models/gemma3_causal.py L59-60, gpt_oss.py L123-124).
+  // SGLang's layer.sliding_window_size for layer `layer`: config.sliding_window - 1 on windowed layers (Cohere2:
+  // config.sliding_window), -1 on full-attention layers (models/gemma3_causal.py L59-60, gpt_oss.py L123-124).
   int layer_sliding_window_size(int layer) const;
+  // The model as a backend that applies no layer window runs it: every layer full attention.
+  ModelConfig without_windows() const {
+    ModelConfig m = *this;
+    m.sliding_window = -1;
+    m.sliding_layers.clear();
+    return m;
+  }
   // Bytes of KV cache one token occupies on this rank: 2 (K and V) * layers * kv_heads * head_dim * kv dtype size.
   long long kv_bytes_per_token() const;
 };

@@ -7,6 +7,7 @@
 #include <string>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "backends/registry.hpp"
@@ -52,8 +53,10 @@ class PhaseTimes {
   std::string text_;
 };
 
-// The references of a case's validated layers for one fp8 read view and logit-cap choice, computed on first use.
-using ReferenceProvider = std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&, bool logit_cap)>;
+// The references of a case's validated layers for one fp8 read view, logit-cap and layer-window choice, computed on
+// first use.
+using ReferenceProvider =
+    std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&, bool logit_cap, bool layer_windows)>;
 
 
 struct BackendResult {
@@ -62,6 +65,7 @@ struct BackendResult {
   std::uint64_t output_hash = 0;            // every layer's output, eager
   std::vector<unsigned char> first_layer;   // host copy of layer 0's output (peer comparison)
   float logit_cap = 0.0f;                   // the cap the backend applied (trtllm_mha: none, as SGLang's)
+  bool layer_windows = true;                // whether it applied the layers' windows (FlashInfer on Cohere2: no)
   bool sticky = false;
 };
 
@@ -100,8 +104,13 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     append_note(eager.note, sup.reason);
 
     phases.mark("set-up");
-    const std::vector<ReferenceLayer>& refs = refs_for(backend.fp8_read_view(c.mode), backend.applies_logit_cap());
+    const bool windows = backend.applies_layer_windows() || !c.model.has_sliding_window();
+    const std::vector<ReferenceLayer>& refs =
+        refs_for(backend.fp8_read_view(c.mode), backend.applies_logit_cap(), windows);
     out.logit_cap = backend.applies_logit_cap() ? c.model.attn_logit_cap : 0.0f;
+    out.layer_windows = windows;
+    // The case as this backend computes it: its work figures (TFLOP/s, TB/s) count the keys it reads.
+    const Case as_run = case_as_run(c, windows);
     phases.mark("reference");
     const ValidationStep v = run_validation_step(c, backend, *dev, wl, refs);
     phases.mark("validation");
@@ -121,10 +130,10 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
           [&] {
             for (const Layer& layer : wl.layers()) backend.forward(wl.io(), layer, fb);
           });
-      fill_timing(eager, t, c, s);
+      fill_timing(eager, t, as_run, s);
       phases.mark("timing");
       if (dev->l2_bytes() > 0)
-        append_note(eager.note, "KV per layer / L2 = " + format_double(step_work(c).kv_bytes_layer / dev->l2_bytes()));
+        append_note(eager.note, "KV per layer / L2 = " + format_double(step_work(as_run).kv_bytes_layer / dev->l2_bytes()));
     }
     if (want_graph) {
       run_graph(c, backend, *dev, wl, v.last_layer, s, graph_row);
@@ -156,6 +165,10 @@ void compare_backends(const Case& c, const std::vector<std::string>& backends, s
       if (a == b || !results[a].validated || !results[b].validated) continue;
       if (results[a].logit_cap != results[b].logit_cap) {  // different attention (SGLang's trtllm_mha: no cap)
         peers += std::string(peers.empty() ? "" : ", ") + "vs " + backends[b] + " not compared (logit cap differs)";
+        continue;
+      }
+      if (results[a].layer_windows != results[b].layer_windows) {  // Cohere2: FlashInfer unwindowed, trtllm_mha not
+        peers += std::string(peers.empty() ? "" : ", ") + "vs " + backends[b] + " not compared (layer windows differ)";
         continue;
       }
       if (results[a].output_hash == results[b].output_hash) {
@@ -211,16 +224,20 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
   }
   // One reference per fp8 read view (without an fp8 cache every view reads the same values: one reference).
   const HostBatch host = plan_host_batch(c);
-  // Likewise one per logit-cap choice where the model has a cap (AttentionBackend::applies_logit_cap).
-  std::map<std::pair<Fp8ReadView, bool>, std::vector<ReferenceLayer>> refs_by_view;
-  const ReferenceProvider refs_for = [&](const Fp8ReadView& asked, bool cap) -> const std::vector<ReferenceLayer>& {
+  // Likewise one per logit-cap choice where the model has a cap (AttentionBackend::applies_logit_cap), and one per
+  // layer-window choice where it has windows (AttentionBackend::applies_layer_windows).
+  std::map<std::tuple<Fp8ReadView, bool, bool>, std::vector<ReferenceLayer>> refs_by_view;
+  const Case unwindowed = case_as_run(c, false);
+  const ReferenceProvider refs_for = [&](const Fp8ReadView& asked, bool cap,
+                                         bool windows) -> const std::vector<ReferenceLayer>& {
     const Fp8ReadView view = is_fp8(c.model.kv_dtype()) ? asked : Fp8ReadView{};
-    const auto key = std::make_pair(view, cap && c.model.attn_logit_cap > 0.0f);
+    const auto key = std::make_tuple(view, cap && c.model.attn_logit_cap > 0.0f, windows || !c.model.has_sliding_window());
     auto it = refs_by_view.find(key);
     if (it != refs_by_view.end()) return it->second;
     std::vector<ReferenceLayer> refs;
+    const Case& as_run = std::get<2>(key) ? c : unwindowed;
     for (int l : validated_layers(c.model.num_layers))
-      refs.push_back(reference_layer(c, host, l, s.reference_flop_budget, view, key.second));
+      refs.push_back(reference_layer(as_run, host, l, s.reference_flop_budget, view, std::get<1>(key)));
     return refs_by_view.emplace(key, std::move(refs)).first->second;
   };
 

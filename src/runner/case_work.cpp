@@ -33,6 +33,13 @@ StepWork step_work(const Case& c) {
   return w;
 }
 
+Case case_as_run(const Case& c, bool layer_windows) {
+  if (layer_windows || !c.model.has_sliding_window()) return c;
+  Case r = c;
+  r.model = c.model.without_windows();
+  return r;
+}
+
 CaseMemory estimate_case_memory(const Case& c) {
   const ModelConfig& m = c.model;
   const std::int64_t es = dtype_size(m.dtype), P = c.server.page_size;

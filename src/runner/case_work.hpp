@@ -18,6 +18,10 @@ struct StepWork {
   double kv_bytes_layer = 0;  // K/V bytes one layer reads (the working set the L2 sees)
 };
 StepWork step_work(const Case& c);
+// The case as a backend computes it: `c` itself, or where the backend applies no layer window
+// (AttentionBackend::applies_layer_windows: FlashInfer on Cohere2) its model without windows, so that the work
+// figures and the reference count the keys that backend reads.
+Case case_as_run(const Case& c, bool layer_windows);
 
 // Device bytes a case needs at most (KV pool, inputs, per-step metadata, plus an allowance for the backends'
 // workspaces and graph buffers); a case beyond what the device has free becomes a skipped row that says so.

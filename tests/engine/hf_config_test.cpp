@@ -231,24 +231,41 @@ TEST(HfConfig, WindowsFollowSglangsModelClass) {
   // Malformed window keys are refused whatever the class (read before the class decides).
   EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["MistralForCausalLM"], "sliding_window": 0)")),
                   "sliding_window: must be in [1, "));
-  // A class whose window rule attnbench does not model: exit 2 naming the key, when the config would window ...
-  const std::string err = parse_error(config(
-      R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
-  EXPECT_TRUE(test::has(err, "sliding_window: 4096 on Cohere2ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled"))
-      << err;
-  // ... and, for Cohere2, why: SGLang 0.5.23's FlashInfer backend and trtllm_mha window it differently.
-  EXPECT_TRUE(test::has(err, "its FlashInfer backend runs every layer unwindowed while trtllm_mha windows the sliding layers"))
-      << err;
-  // Exaone-4 and Olmo-2 / 3 window by their own rules (every len(sliding_window_pattern)-th layer global; layer_types
-  // with sliding_window - 1): refused likewise.
+  // A class whose window rule attnbench does not model: exit 2 naming the key, when the config would window: Exaone-4,
+  // Olmo-2 / 3 and Step3p5 window by their own rules (every len(sliding_window_pattern)-th layer global; layer_types
+  // with sliding_window - 1; layer_types without the minus one and other head counts) ...
   for (const char* arch : {"Exaone4ForCausalLM", "Olmo2ForCausalLM", "Step3p5ForCausalLM"}) {
     const std::string e = parse_error(config(R"("architectures": [")" + std::string(arch) + R"("], "sliding_window": 64)"));
     EXPECT_TRUE(test::has(e, "sliding_window: 64 on " + std::string(arch) + ": SGLang 0.5.23's window rule")) << e;
   }
   // ... and accepted when nothing would be windowed.
-  EXPECT_FALSE(parse(config(R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": null)")).has_sliding_window());
+  EXPECT_FALSE(parse(config(R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": null)")).has_sliding_window());
   EXPECT_FALSE(parse(config(
-      R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 64, "use_sliding_window": false)")).has_sliding_window());
+      R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": 64, "use_sliding_window": false)")).has_sliding_window());
+}
+
+// Cohere2 (commandr.py L206-210): the layer_types sliding layers get sliding_window itself (no minus one), and the
+// model runner learns no window (no get_attention_sliding_window_size), so FlashInfer applies none.
+TEST(HfConfig, Cohere2WindowsItsSlidingLayersWithTheWindowItselfAndNoRunnerWindow) {
+  const ModelConfig by_types = parse(config(
+      R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])"));
+  EXPECT_TRUE(by_types.has_sliding_window());
+  EXPECT_FALSE(by_types.runner_sliding_window);
+  EXPECT_EQ(windows(by_types, 4), (std::vector<int>{4096, 4096, 4096, -1}));
+  // Command-R7B writes sliding_window_pattern 4 and no layer_types (transformers derives them: every 4th global).
+  const ModelConfig by_pattern = parse(config(
+      R"("architectures": ["Cohere2ForCausalLM"], "num_hidden_layers": 8, "sliding_window": 4096, "sliding_window_pattern": 4)"));
+  EXPECT_EQ(windows(by_pattern, 8), (std::vector<int>{4096, 4096, 4096, -1, 4096, 4096, 4096, -1}));
+  // Neither key: transformers' class default, which attnbench does not guess.
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096)")),
+                        "layer_types: missing (required with a sliding_window on Cohere2ForCausalLM"));
+  // Gemma keeps its minus one and its runner window.
+  const ModelConfig gemma = parse(config(
+      R"("architectures": ["Gemma3ForCausalLM"], "query_pre_attn_scalar": 64, "sliding_window": 512, "sliding_window_pattern": 2)"));
+  EXPECT_TRUE(gemma.runner_sliding_window);
+  EXPECT_EQ(windows(gemma, 4), (std::vector<int>{511, -1, 511, -1}));
+  EXPECT_FALSE(by_types.without_windows().has_sliding_window());
+  EXPECT_EQ(windows(by_types.without_windows(), 4), std::vector<int>(4, -1));
 }
 
 TEST(HfConfig, DefaultsDtypesTextConfigAndTheAttnbenchKey) {
