@@ -17,38 +17,11 @@
 #include "runner/validation.hpp"
 #include "runner/workload.hpp"
 #include "support/cases.hpp"
+#include "support/step_outputs.hpp"
 #include "support/test_util.hpp"
 
 namespace attnbench {
 namespace {
-
-struct StepOutputs {
-  bool supported = false;
-  bool applies_layer_windows = true;
-  std::vector<unsigned char> bytes;  // every layer's output, in layer order
-};
-
-StepOutputs run_step(const Case& c, const std::string& backend) {
-  CpuDevice dev;
-  Workload wl(dev, c);
-  ConstructedBackend built = construct_backend(dev, wl.model_runner(), find_backend(backend));
-  AttentionBackend& b = *built.backend;
-  StepOutputs out;
-  out.supported = b.supports(c.mode, false, c.sinks).ok;
-  if (!out.supported) return out;
-  out.applies_layer_windows = b.applies_layer_windows();
-  const ForwardBatch& fb = wl.forward_batch();
-  b.init_forward_metadata(fb);
-  std::vector<unsigned char> host(static_cast<std::size_t>(wl.output_bytes()));
-  for (const Layer& layer : wl.layers()) {
-    wl.poison_output();
-    b.forward(wl.io(), layer, fb);
-    dev.copy(host.data(), wl.output().data(), wl.output_bytes());
-    dev.synchronize();
-    out.bytes.insert(out.bytes.end(), host.begin(), host.end());
-  }
-  return out;
-}
 
 TEST(LayerWindows, WithoutARunnerWindowFlashInferRunsEveryLayerUnwindowedAndTrtllmMhaWindowsThem) {
   int unwindowed = 0, windowed = 0;
@@ -66,9 +39,9 @@ TEST(LayerWindows, WithoutARunnerWindowFlashInferRunsEveryLayerUnwindowedAndTrtl
     ASSERT_NE(reference_layer(cohere, h, 0, 1e30).o, reference_layer(plain, h, 0, 1e30).o)
         << what << ": the window must bite for this test to mean anything";
     for (const std::string& backend : backend_names()) {
-      const StepOutputs w = run_step(cohere, backend);
+      const test::StepOutputs w = test::run_step(cohere, backend);
       if (!w.supported) continue;
-      const StepOutputs p = run_step(plain, backend);
+      const test::StepOutputs p = test::run_step(plain, backend);
       ASSERT_TRUE(p.supported) << what << " " << backend;
       if (w.applies_layer_windows) {
         EXPECT_NE(w.bytes, p.bytes) << what << " " << backend << " applies the windows: they must bite";

@@ -15,40 +15,11 @@
 #include "runner/validation.hpp"
 #include "runner/workload.hpp"
 #include "support/cases.hpp"
+#include "support/step_outputs.hpp"
 
 namespace attnbench {
 namespace {
 
-
-struct LayerOutputs {
-  bool supported = false;  // the backend's supports() for the case's mode (eager)
-  bool applies_logit_cap = false;
-  std::vector<unsigned char> bytes;  // every layer's output, in layer order
-};
-
-// One step of `backend` on a fresh CPU device, every layer's logit_cap set to `cap`.
-LayerOutputs run_step(const Case& c, const std::string& backend, float cap) {
-  CpuDevice dev;
-  Workload wl(dev, c);
-  ConstructedBackend built = construct_backend(dev, wl.model_runner(), find_backend(backend));
-  AttentionBackend& b = *built.backend;
-  LayerOutputs out;
-  out.supported = b.supports(c.mode, false, c.sinks).ok;
-  if (!out.supported) return out;
-  out.applies_logit_cap = b.applies_logit_cap();
-  const ForwardBatch& fb = wl.forward_batch();
-  b.init_forward_metadata(fb);
-  std::vector<unsigned char> host(static_cast<std::size_t>(wl.output_bytes()));
-  for (Layer layer : wl.layers()) {
-    layer.logit_cap = cap;
-    wl.poison_output();
-    b.forward(wl.io(), layer, fb);
-    dev.copy(host.data(), wl.output().data(), wl.output_bytes());
-    dev.synchronize();
-    out.bytes.insert(out.bytes.end(), host.begin(), host.end());
-  }
-  return out;
-}
 
 TEST(LogitCap, ABackendThatAppliesNoCapGivesACappedLayerTheUncappedOutputBitForBit) {
   // Cap 1.0 bites on the seeded data: the float64 reference moves with it (checked first).
@@ -66,9 +37,9 @@ TEST(LogitCap, ABackendThatAppliesNoCapGivesACappedLayerTheUncappedOutputBitForB
       const ReferenceLayer ref_none = reference_layer(capped, h, 0, 1e30, {}, false);
       ASSERT_NE(ref_cap.o, ref_none.o) << what << ": the cap must bite for this test to mean anything";
       for (const std::string& backend : backend_names()) {
-        const LayerOutputs with_cap = run_step(capped, backend, kCap);
+        const test::StepOutputs with_cap = test::run_step(capped, backend, [](Layer& l) { l.logit_cap = kCap; });
         if (!with_cap.supported) continue;  // e.g. flashinfer's windowed verify
-        const LayerOutputs without = run_step(capped, backend, 0.0f);
+        const test::StepOutputs without = test::run_step(capped, backend, [](Layer& l) { l.logit_cap = 0.0f; });
         ASSERT_FALSE(with_cap.bytes.empty()) << what << " " << backend;
         if (with_cap.applies_logit_cap) {
           EXPECT_NE(with_cap.bytes, without.bytes) << what << " " << backend << " applies the cap: it must bite";
