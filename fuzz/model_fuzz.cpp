@@ -39,9 +39,12 @@ void check(const attnbench::ModelConfig& m) {
   if (m.tp_size < 1 || m.num_qo_heads() < 1 || m.num_kv_heads() < 1) finding("tp_size gives no heads per rank");
   if (m.sliding_window == 0 || m.sliding_window < -1) finding("a window that is neither tokens nor none");
   if (m.sliding_layers.size() > static_cast<std::size_t>(m.num_layers)) finding("a window pattern longer than the layers");
+  // A layer's window is sliding_window - 1 (Gemma, GPT-OSS) or sliding_window itself (Cohere2), or -1.
+  if (m.sliding_window_offset != -1 && m.sliding_window_offset != 0) finding("a window offset other than -1 or 0");
   for (int l = 0; l < m.num_layers; ++l) {
     const int w = m.layer_sliding_window_size(l);
-    if (w < -1 || (m.sliding_window > 0 && w >= m.sliding_window)) finding("a layer window out of range");
+    if (w != -1 && w != m.sliding_window + m.sliding_window_offset) finding("a layer window out of range");
+    if (w < -1 || (m.sliding_window > 0 && w > m.sliding_window)) finding("a layer window out of range");
   }
   if (!std::isfinite(m.k_scale) || !std::isfinite(m.v_scale) || m.k_scale <= 0 || m.v_scale <= 0)
     finding("KV scales not finite and positive");
