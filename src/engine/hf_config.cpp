@@ -281,9 +281,11 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     for (std::size_t l = 0; l < n; ++l) windowed[l] = static_cast<int>(l) >= *max_window_layers;
   else if (pattern)
     by_pattern();
-  auto none = [&] {
+  auto none = [&] {  // no layer windowed: nothing for a class rule to change either
     m.sliding_window = -1;
     m.sliding_layers.clear();
+    m.sliding_window_offset = -1;
+    m.runner_sliding_window = true;
   };
   if (!window) return none();
 
@@ -306,10 +308,12 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     // else the config says. Its config.json states no pattern; read as "every layer windowed" it would time
     // half the layers with the wrong attention span (transformers' Gemma2 is_sliding = not layer_idx % 2 alike).
     for (std::size_t l = 0; l < n; ++l) windowed[l] = l % 2 == 0;
-  } else if (arch == "Gemma3ForCausalLM" || arch == "Gemma3ForConditionalGeneration" || arch == "GptOssForCausalLM") {
-    // gemma3_causal.py L185 and gpt_oss.py L452 window the layers config.layer_types names, which transformers
-    // fills in when the file has none (Gemma-3 from sliding_window_pattern, default 6; GPT-OSS alternating).
-    // attnbench reads only what is written: without either key the window is refused, not guessed.
+  } else if (arch == "Gemma3ForCausalLM" || arch == "Gemma3ForConditionalGeneration" || arch == "GptOssForCausalLM" ||
+             arch == "Cohere2ForCausalLM") {
+    // gemma3_causal.py L185, gpt_oss.py L452 and commandr.py L206-210 window the layers config.layer_types names,
+    // which transformers fills in when the file has none (Gemma-3 and Cohere2 from sliding_window_pattern, defaults
+    // 6 and 4; GPT-OSS alternating). attnbench reads only what is written: without either key the window is
+    // refused, not guessed.
     if (!types && !pattern)
       r.fail(tp + "layer_types", "missing (required with a sliding_window on " + arch +
                                      ": SGLang windows the layers config.layer_types names, which transformers "
@@ -319,22 +323,13 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
       windowed = from_types;
     else
       by_pattern();
-  } else if (arch == "Cohere2ForCausalLM") {
-    // commandr.py L206-210: the layers config.layer_types names "sliding_attention" get sliding_window_size =
-    // config.sliding_window (no minus one); transformers' Cohere2Config derives layer_types from
-    // sliding_window_pattern (every Nth layer global; Command-R7B writes 4) when the file has none. The class reports
-    // no window to the model runner (no get_attention_sliding_window_size; not on the hybrid-SWA list): FlashInfer
-    // then applies none (runner_sliding_window, AttentionBackend::applies_layer_windows).
-    if (!types && !pattern)
-      r.fail(tp + "layer_types", "missing (required with a sliding_window on " + arch +
-                                     ": SGLang windows the layers config.layer_types names, which transformers "
-                                     "derives from sliding_window_pattern; write layer_types or sliding_window_pattern)");
-    if (types)
-      windowed = from_types;
-    else
-      by_pattern();
-    m.sliding_window_offset = 0;
-    m.runner_sliding_window = false;
+    if (arch == "Cohere2ForCausalLM") {
+      // Cohere2's layers take config.sliding_window itself (no minus one), and the class reports no window to the
+      // model runner (no get_attention_sliding_window_size; not on the hybrid-SWA list): FlashInfer then applies
+      // none (runner_sliding_window, AttentionBackend::applies_layer_windows).
+      m.sliding_window_offset = 0;
+      m.runner_sliding_window = false;
+    }
   } else if (any_said) {
     r.fail(tp + "sliding_window",
            std::to_string(*window) + " on " + arch + ": SGLang 0.5.23's window rule for this model class is not " +
@@ -391,8 +386,10 @@ void read_granite_scale(const ConfigReader& r, const json& tc, const std::string
 // max(getattr(config, "attn_logit_softcapping", 30.0), 0.0), by getattr(config, "attn_logit_softcapping_method",
 // "tanh") (L426); L359 head_dim = getattr(config, "head_dim", 128) (not hidden_size / heads: parse_hf_config); and an
 // attention temperature (L440 xai_temperature_len = getattr(config, "attn_temperature_len", -1)), not modelled.
+bool is_grok(const std::string& arch) { return arch == "Grok1ForCausalLM" || arch == "Grok1ModelForCausalLM"; }
+
 void read_grok_cap(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
-  if (m.architecture != "Grok1ForCausalLM" && m.architecture != "Grok1ModelForCausalLM") return;
+  if (!is_grok(m.architecture)) return;
   double cap = 30.0;
   if (tc.contains("attn_logit_softcapping")) {
     const json& v = tc["attn_logit_softcapping"];
@@ -544,7 +541,6 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (m.num_attention_heads % m.num_key_value_heads != 0)
     r.fail(tp + "num_key_value_heads", std::to_string(m.num_attention_heads) + " attention heads are not divisible by " +
                                            std::to_string(m.num_key_value_heads) + " KV heads");
-  const bool grok = m.architecture == "Grok1ForCausalLM" || m.architecture == "Grok1ModelForCausalLM";
   // GraniteMoe (0.5.23 wheel, models/granitemoe.py L235, GraniteMoeAttention: self.head_dim = hidden_size //
   // self.total_num_heads) derives head_dim whatever the config writes; a head_dim key is still checked, then not
   // used. (Granite's granite.py L156-158 takes getattr(config, "head_dim", hidden_size // heads), as here.)
@@ -552,7 +548,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   const std::optional<int> head_dim_key = r.integer(tc, tp, "head_dim", 1, 1024);
   if (head_dim_key && !head_dim_from_hidden) {
     m.head_dim = *head_dim_key;
-  } else if (grok) {
+  } else if (is_grok(m.architecture)) {
     m.head_dim = 128;  // models/grok.py, Grok1Attention: self.head_dim = getattr(config, "head_dim", 128)
   } else {
     const std::optional<int> hidden = r.integer(tc, tp, "hidden_size", 1, 1 << 20);

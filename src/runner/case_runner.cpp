@@ -104,7 +104,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     append_note(eager.note, sup.reason);
 
     phases.mark("set-up");
-    const bool windows = backend.applies_layer_windows() || !c.model.has_sliding_window();
+    const bool windows = backend.applies_layer_windows();
     const std::vector<ReferenceLayer>& refs =
         refs_for(backend.fp8_read_view(c.mode), backend.applies_logit_cap(), windows);
     out.logit_cap = backend.applies_logit_cap() ? c.model.attn_logit_cap : 0.0f;

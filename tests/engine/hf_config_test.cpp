@@ -256,6 +256,11 @@ TEST(HfConfig, Cohere2WindowsItsSlidingLayersWithTheWindowItselfAndNoRunnerWindo
   const ModelConfig by_pattern = parse(config(
       R"("architectures": ["Cohere2ForCausalLM"], "num_hidden_layers": 8, "sliding_window": 4096, "sliding_window_pattern": 4)"));
   EXPECT_EQ(windows(by_pattern, 8), (std::vector<int>{4096, 4096, 4096, -1, 4096, 4096, 4096, -1}));
+  // Every layer full: no window, and so nothing for FlashInfer to drop.
+  const ModelConfig all_full = parse(config(
+      R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention"])"));
+  EXPECT_FALSE(all_full.has_sliding_window());
+  EXPECT_TRUE(all_full.runner_sliding_window);
   // Neither key: transformers' class default, which attnbench does not guess.
   EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["Cohere2ForCausalLM"], "sliding_window": 4096)")),
                         "layer_types: missing (required with a sliding_window on Cohere2ForCausalLM"));
