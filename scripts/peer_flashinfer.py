@@ -114,6 +114,18 @@ class Case:
     kv_cache_dtype: str = ""
     k_scale: float = 1.0
     v_scale: float = 1.0
+    # SGLang's model_runner.sliding_window_size (-1: None); case lists before the column: None here, read as the
+    # windowed layers' window (every windowed model before Cohere2 gave its runner the window)
+    runner_sliding_window_size: Optional[int] = None
+    architecture: str = ""  # HF architectures[0] (the case list's column; empty in hand-written lists)
+
+    @property
+    def runner_window(self) -> int:
+        """SGLang's model_runner.sliding_window_size, -1 for None."""
+        if self.runner_sliding_window_size is not None:
+            return self.runner_sliding_window_size
+        windowed = [w for w in self.layer_windows if w >= 0]
+        return windowed[0] if windowed else -1
 
     @property
     def kv_dtype(self) -> str:
@@ -131,7 +143,11 @@ class Case:
     def sliding_window(self) -> int:
         """The model's window for the row's `sliding_window` column (-1 = none), as attnbench reports it."""
         windowed = [w for w in self.layer_windows if w >= 0]
-        return windowed[0] + 1 if windowed else -1
+        if not windowed:
+            return -1
+        # layer.sliding_window_size is config.sliding_window - 1, but Cohere2's config.sliding_window itself
+        # (models/commandr.py L206-210; ModelConfig::sliding_window_offset)
+        return windowed[0] + (0 if self.architecture == "Cohere2ForCausalLM" else 1)
 
 
 def _ints(text: str, what: str) -> List[int]:
@@ -156,7 +172,7 @@ def read_case_list(path: str) -> List[Case]:
     if not rows:
         raise InputError(f"--cases: '{path}' holds no case (expected the output of "
                          "'attnbench run ... --list-cases --format csv')")
-    optional = ("kv_cache_dtype", "k_scale", "v_scale")
+    optional = ("kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size", "architecture")
     required = [f.name for f in Case.__dataclass_fields__.values() if f.name not in optional] + ["case_list_version"]
     missing = [c for c in required if c not in header]
     if missing:
@@ -187,7 +203,10 @@ def read_case_list(path: str) -> List[Case]:
                 min_samples=int(r["min_samples"]), max_samples=int(r["max_samples"]),
                 target_spread_pct=float(r["target_spread_pct"]), time_budget_s=float(r["time_budget_s"]),
                 flush_l2=r["flush_l2"] == "1", kv_cache_dtype=r.get("kv_cache_dtype") or "",
-                k_scale=float(r.get("k_scale") or 1.0), v_scale=float(r.get("v_scale") or 1.0))
+                k_scale=float(r.get("k_scale") or 1.0), v_scale=float(r.get("v_scale") or 1.0),
+                runner_sliding_window_size=(int(r["runner_sliding_window_size"])
+                                            if r.get("runner_sliding_window_size") else None),
+                architecture=r.get("architecture") or "")
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
         if c.mode not in ("decode", "extend", "verify"):
@@ -205,6 +224,8 @@ def read_case_list(path: str) -> List[Case]:
             raise InputError(f"{where}: new_lens sum to {sum(c.new_lens)}, q_tokens is {c.q_tokens}")
         if len(c.layer_windows) != c.layers:
             raise InputError(f"{where}: layer_windows holds {len(c.layer_windows)} values for {c.layers} layers")
+        if c.runner_sliding_window_size is not None and c.runner_sliding_window_size < -1:
+            raise InputError(f"{where}: runner_sliding_window_size {c.runner_sliding_window_size} is below -1")
         if min(c.prefix_lens + [0]) < 0 or min(c.new_lens + [1]) < 1:
             raise InputError(f"{where}: negative prefix or empty request")
         if any(t not in ("eager", "graph") for t in c.timings):
@@ -764,15 +785,17 @@ class Workload:
         # path the peer runs.
         self.quantize_new = c.kv_fp8 and c.mode != "extend"
         self.refs = {layer: self.reference(layer) for layer in validated_layers(c.layers)}
+        self.refs_unwindowed: Dict[int, object] = {}
 
-    def reference(self, layer: int):
+    def reference(self, layer: int, windowed: bool = True):
         """float64 attention per request on K / V gathered by logical position (prefix from the pool, new
-        tokens from k / v), causal with the prefix offset, the layer's window: no backend metadata involved."""
+        tokens from k / v), causal with the prefix offset, the layer's window (windowed=False: none, what a
+        backend that does not apply the model's windows computes): no backend metadata involved."""
         torch = _torch()
         c = self.c
         Hq, Hkv, D = c.num_qo_heads, c.num_kv_heads, c.head_dim
         group = Hq // Hkv
-        window = c.layer_windows[layer]
+        window = c.layer_windows[layer] if windowed else -1
         outs = []
         q_at = 0
         for i, (pre, n) in enumerate(zip(c.prefix_lens, c.new_lens)):
@@ -802,9 +825,15 @@ class Workload:
             q_at += n
         return torch.cat(outs)
 
-    def check(self, layer: int, got) -> ErrorStats:
+    def check(self, layer: int, got, windowed: bool = True) -> ErrorStats:
+        """got against the layer's reference; windowed=False: against the unwindowed one (computed once)."""
         torch = _torch()
-        ref = self.refs[layer]
+        if windowed or self.c.layer_windows[layer] < 0:
+            ref = self.refs[layer]
+        else:
+            if layer not in self.refs_unwindowed:
+                self.refs_unwindowed[layer] = self.reference(layer, windowed=False)
+            ref = self.refs_unwindowed[layer]
         atol, rtol = TOLERANCES[self.c.dtype]
         g = got.double().reshape(ref.shape)
         bad_val = ~torch.isfinite(g)

@@ -499,13 +499,17 @@ class SglangBackend(pf.Backend):
         if timing == "graph":
             return ("graph timing: not run by the SGLang peer (the capture phase's memory is measured per capture "
                     "size in memory.csv)")
-        if any(w >= 0 for w in c.layer_windows):
-            return "sliding-window layers: not run by the SGLang peer"
         if c.sinks:
             return "attention sinks: not run by the SGLang peer"
         if c.flashinfer_use_paged:
             return "SGLANG_FLASHINFER_USE_PAGED: not run by the SGLang peer"
         return None
+
+    def applies_layer_windows(self, c: pf.Case) -> bool:
+        """Whether this class's output follows the layers' windows: the TRTLLM classes pass every layer's
+        sliding_window_size to their kernels; FlashInfer only where the model runner has a window (two wrapper
+        sets; flashinfer_backend.py L407-416). As attnbench's AttentionBackend::applies_layer_windows."""
+        return self.name != "flashinfer_sglang" or c.runner_window >= 0 or not any(w >= 0 for w in c.layer_windows)
 
     # -- the runner --------------------------------------------------------------------------------------
     def make_runner(self, c: pf.Case, num_slots: int, draft: int):
@@ -522,7 +526,12 @@ class SglangBackend(pf.Backend):
                                      max_context_len=c.page_size, head_dim=c.head_dim,
                                      runner_batch_size=c.max_running_requests)
         cfg.context_len = c.context_len
-        cfg.hf_config.architectures = [model_architecture(c.model, self.models_dir)]
+        cfg.hf_config.architectures = [c.architecture or model_architecture(c.model, self.models_dir)]
+        # What the model class tells SGLang's model runner (model_runner.sliding_window_size): FlashInfer plans its
+        # two wrapper sets from it; None for a model without windows and for Cohere2, whose layers' windows only
+        # the TRTLLM backend applies. The pool stays the full MHATokenToKVPool (no hybrid-SWA pool: as
+        # --disable-hybrid-swa-memory; attnbench models that pool).
+        runner.sliding_window_size = c.runner_window if c.runner_window >= 0 else None
         runner.req_to_token_pool = None
         runner.token_to_kv_pool = None
         gc.collect()
@@ -623,8 +632,9 @@ class SglangBackend(pf.Backend):
 
     def layers(self, c: pf.Case, runner):
         R = self.sgl.RadixAttention
+        # sliding_window_size per layer as the model classes pass it (-1: full attention)
         return [R(num_heads=c.num_qo_heads, head_dim=c.head_dim, scaling=c.sm_scale, num_kv_heads=c.num_kv_heads,
-                  layer_id=i) for i in range(c.layers)]
+                  layer_id=i, sliding_window_size=c.layer_windows[i]) for i in range(c.layers)]
 
     def prepare(self, c: pf.Case, timing: str) -> pf.Prepared:
         torch = self.torch
@@ -667,10 +677,16 @@ class SglangBackend(pf.Backend):
             for i, layer in enumerate(layers):
                 outs[i] = backend.forward(q2, k2, v2, layer, fb, save_kv_cache=True)
 
+        windowed = self.applies_layer_windows(c)
+        if not windowed:
+            p.notes.append("unwindowed: SGLang's FlashInferAttnBackend plans one wrapper set with no window when the "
+                           "model runner has none (model_runner.sliding_window_size None), so the layers' windows "
+                           "do not apply; checked against the unwindowed reference")
+
         def check(layer):
             o = outs[layer].reshape(c.q_tokens, Hq, D)
             me.last_outputs.setdefault(c.case_id, {})[layer] = o.clone()
-            return wl.check(layer, o)
+            return wl.check(layer, o, windowed=windowed)
 
         def step_peak():
             return torch.cuda.max_memory_allocated() - base

@@ -41,7 +41,7 @@ const std::vector<std::string>& case_list_columns() {
       "draft_tokens", "seed", "sinks", "layer_windows", "sm_scale", "context_len", "max_running_requests",
       "cuda_graph_max_bs", "flashinfer_workspace_bytes", "flashinfer_use_tensor_cores", "flashinfer_use_paged",
       "trtllm_workspace_bytes", "timings", "warmup", "min_samples", "max_samples", "target_spread_pct",
-      "time_budget_s", "flush_l2", "kv_cache_dtype", "k_scale", "v_scale"};
+      "time_budget_s", "flush_l2", "kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size"};
   return k;
 }
 
@@ -76,7 +76,13 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
         number(s.sampling.target_spread_pct), number(s.sampling.time_budget_s), s.flush_l2 ? "1" : "0",
         // The KV cache's storage dtype (the model dtype unless --kv-cache-dtype fp8_*) and SGLang's per-tensor
         // scales (layer.k_scale_float / v_scale_float).
-        std::string(dtype_name(m.kv_dtype())), number(m.k_scale), number(m.v_scale)};
+        std::string(dtype_name(m.kv_dtype())), number(m.k_scale), number(m.v_scale),
+        // SGLang's model_runner.sliding_window_size (None written -1): the windowed layers' window where the model
+        // runner learns it, which is what makes FlashInfer plan its two wrapper sets (ModelConfig::
+        // runner_sliding_window); -1 for a model without windows and for Cohere2, whose layers carry windows that
+        // only trtllm_mha applies.
+        std::to_string(m.has_sliding_window() && m.runner_sliding_window ? m.sliding_window + m.sliding_window_offset
+                                                                         : -1)};
     for (std::size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];
     os << "\n";
   }

@@ -93,6 +93,35 @@ class CaseListExport(TempDir):
         c = pf.read_case_list(self.write("old.csv", old))[0]
         self.assertEqual((c.kv_dtype, c.k_scale, c.v_scale), ("bf16", 1.0, 1.0))
 
+    def test_the_export_carries_the_model_runners_window(self):
+        # Gemma-3 (tiny-swa): the runner learns the layers' window (31 = sliding_window - 1); Cohere2: the layers
+        # carry sliding_window itself and the runner none (-1), which is what keeps SGLang's FlashInfer unwindowed.
+        g = pf.read_case_list(self.write("g.csv", case_list_text(
+            "--model", "tiny-swa", "--mode", "decode", "--batch", "1", "--kv-len", "40")))[0]
+        self.assertEqual((g.layer_windows, g.runner_sliding_window_size, g.runner_window, g.sliding_window),
+                         ([31, -1], 31, 31, 32))
+        self.assertEqual(g.architecture, "Gemma3ForCausalLM")
+        cfg = self.write("command-r7b-tiny.json", json.dumps({
+            "architectures": ["Cohere2ForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096, "sliding_window": 32,
+            "sliding_window_pattern": 4, "torch_dtype": "bfloat16"}))
+        c = pf.read_case_list(self.write("c.csv", case_list_text(
+            "--model", cfg, "--mode", "decode", "--batch", "1", "--kv-len", "40")))[0]
+        self.assertEqual((c.layer_windows, c.runner_sliding_window_size, c.runner_window, c.sliding_window),
+                         ([32, 32, 32, -1], -1, -1, 32))
+
+    def test_a_case_list_without_the_runner_window_reads_the_layers_window(self):
+        text = case_list_text("--model", "tiny-swa", "--mode", "decode", "--batch", "1", "--kv-len", "40")
+        lines = [ln.split(",") for ln in text.strip().split("\n")]
+        keep = [i for i, name in enumerate(lines[0]) if name != "runner_sliding_window_size"]
+        old = "\n".join(",".join(row[i] for i in keep) for row in lines) + "\n"
+        c = pf.read_case_list(self.write("old.csv", old))[0]
+        self.assertIsNone(c.runner_sliding_window_size)
+        self.assertEqual(c.runner_window, 31)
+        with self.assertRaises(pf.InputError) as e:
+            pf.read_case_list(self.write("bad.csv", text.strip()[:-2] + "-7\n"))  # the last cell: 31 -> -7
+        self.assertIn("runner_sliding_window_size", str(e.exception))
+
     def test_a_bad_kv_cache_dtype_names_the_line(self):
         text = case_list_text("--mode", "decode", "--batch", "2", "--kv-len", "33", "--kv-cache-dtype", "fp8_e5m2")
         with self.assertRaises(pf.InputError) as e:
@@ -248,7 +277,8 @@ class BadInput(TempDir):
         row = {"case_list_version": "1"}
         for k in pf.Case.__dataclass_fields__:
             v = getattr(c, k)
-            row[k] = ";".join(map(str, v)) if isinstance(v, list) else ("1" if v is True else "0" if v is False else str(v))
+            row[k] = ";".join(map(str, v)) if isinstance(v, list) else ("1" if v is True else "0" if v is False
+                                                                        else "" if v is None else str(v))
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
         w.writeheader()

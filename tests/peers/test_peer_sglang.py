@@ -44,7 +44,7 @@ def case_csv(cases):
         for k in pf.Case.__dataclass_fields__:
             v = getattr(c, k)
             row[k] = ";".join(map(str, v)) if isinstance(v, list) else ("1" if v is True else "0" if v is False
-                                                                        else str(v))
+                                                                        else "" if v is None else str(v))
         w.writerow(row)
     return buf.getvalue()
 
@@ -72,6 +72,38 @@ class SglangDefaults(unittest.TestCase):
         self.assertEqual(ps.model_architecture("llama-3.1-8b", d), "LlamaForCausalLM")
         with self.assertRaises(ps.InputError):
             ps.model_architecture("no-such-model", d)
+
+
+class LayerWindows(unittest.TestCase):
+    """Windowed layers run on SGLang's classes; which reference each class is checked against."""
+
+    def applies(self, name, c):
+        return ps.SglangBackend.applies_layer_windows(type("B", (), {"name": name})(), c)
+
+    def test_trtllm_classes_follow_the_layers_windows_flashinfer_the_runners(self):
+        gemma = make_case(layer_windows=[31, -1], runner_sliding_window_size=31, architecture="Gemma3ForCausalLM")
+        cohere = make_case(layer_windows=[32, -1], runner_sliding_window_size=-1, architecture="Cohere2ForCausalLM")
+        plain = make_case()
+        for name in ps.PEER_BACKENDS:
+            self.assertTrue(self.applies(name, gemma), name)
+            self.assertTrue(self.applies(name, plain), name)
+        self.assertFalse(self.applies("flashinfer_sglang", cohere))
+        self.assertTrue(self.applies("trtllm_mha_sglang", cohere))
+        self.assertTrue(self.applies("trtllm_mha_lean_sglang", cohere))
+        # a case list without the column: the runner is taken to know the layers' window (every windowed model
+        # before Cohere2 did)
+        self.assertTrue(self.applies("flashinfer_sglang", make_case(layer_windows=[31, -1])))
+
+    def test_windows_are_run_sinks_are_not(self):
+        b = type("B", (), {})()
+        self.assertIsNone(ps.SglangBackend.supports(b, make_case(layer_windows=[31, -1]), "eager"))
+        self.assertIn("sinks", ps.SglangBackend.supports(b, make_case(sinks=True), "eager"))
+        self.assertIn("graph", ps.SglangBackend.supports(b, make_case(), "graph"))
+
+    def test_the_architecture_comes_from_the_case_list_first(self):
+        self.assertEqual(make_case(architecture="Cohere2ForCausalLM").architecture, "Cohere2ForCausalLM")
+        self.assertEqual(make_case(architecture="Cohere2ForCausalLM", layer_windows=[32, -1]).sliding_window, 32)
+        self.assertEqual(make_case(layer_windows=[31, -1]).sliding_window, 32)
 
 
 # ---- the ledger on fake tensors ------------------------------------------------------------------------
