@@ -557,6 +557,8 @@ def run_one(backend: Backend, c: Case, timing: str, repro: str, read_bandwidth: 
             stats.merge(prep.check(layer))
         row.update(ref_max_abs_err=stats.max_abs, ref_rel_l2_err=stats.rel_l2(),
                    ref_mismatch_frac=stats.mismatch_frac(), ref_pass=stats.passed())
+        for n in getattr(prep, "check_notes", ()):  # what the checks found beside the verdict
+            append_note(row, n)
         append_note(row, "ref: float64 PyTorch on the same inputs, layers " +
                     " ".join(str(x) for x in validated_layers(c.layers)))
         if timing == "graph":  # as attnbench's graph rows: the replay against an eager run of the same calls

@@ -54,6 +54,15 @@ ROOTS = [
 HOP_DIRS = ["sglang/srt/layers/attention", "sglang/srt/mem_cache", "sglang/kernels/ops/attention",
             "sglang/srt/model_executor", "sglang/srt/utils", "sglang/test/kits/attention_unittest",
             "flashinfer/jit", "flashinfer/attention"]
+# Whole trees of SGLang's own Python whose functions run on the path and import at call time from all over the
+# package (server-args validation: sglang/srt/arg_groups/pipeline.py imports parallel_hook inside its functions):
+# every .py kept and its function-level imports followed, but for the folders named in HOP_SKIP (the model
+# classes, multimodal, disaggregation, ...: never reached by the attention path, and half the size). The H200
+# runs of 2026-12-04 stopped twice on such an import before this.
+HOP_TREES = ["sglang/srt"]
+HOP_SKIP = ["sglang/srt/models", "sglang/srt/multimodal", "sglang/srt/disaggregation", "sglang/srt/hardware_backend",
+            "sglang/srt/function_call", "sglang/srt/parser", "sglang/srt/lora", "sglang/srt/entrypoints",
+            "sglang/srt/debug_utils", "sglang/srt/model_loader"]
 HOP_FILES = ["flashinfer/prefill.py", "flashinfer/decode.py", "flashinfer/xqa.py", "flashinfer/utils.py",
              "flashinfer/cascade.py", "flashinfer/page.py", "flashinfer/__init__.py", "sglang/srt/environ.py",
              "sglang/srt/runtime_context.py", "sglang/srt/server_args.py"]
@@ -105,7 +114,8 @@ def module_name(site: str, f: str) -> str:
 
 def imports(site: str, f: str, top_only: bool):
     try:
-        tree = ast.parse(open(f, "rb").read())
+        with open(f, "rb") as fh:
+            tree = ast.parse(fh.read())
     except SyntaxError:
         return
     me, is_pkg = module_name(site, f), f.endswith("__init__.py")
@@ -119,6 +129,19 @@ def imports(site: str, f: str, top_only: bool):
         if isinstance(n, ast.Import):
             for a in n.names:
                 yield a.name
+        elif (isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == "import_module"
+              and n.args and isinstance(n.args[0], ast.JoinedStr) and n.args[0].values
+              and isinstance(n.args[0].values[0], ast.FormattedValue)
+              and getattr(n.args[0].values[0].value, "id", "") == "__name__"):
+            # A package importing its own submodules by a list of names (sglang/kernels/ops/__init__.py:
+            # `for _group in _GROUPS: import_module(f"{__name__}.{_group}")`): every string of the module's
+            # top-level tuples and lists is taken as a submodule name (a superset; names that are not modules
+            # resolve to nothing).
+            for a in tree.body:
+                if isinstance(a, (ast.Assign, ast.AnnAssign)) and isinstance(a.value, (ast.Tuple, ast.List)):
+                    for e in a.value.elts:
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.isidentifier():
+                            yield me + "." + e.value
         elif isinstance(n, ast.ImportFrom):
             if n.level:
                 base = me.split(".") if is_pkg else me.split(".")[:-1]
@@ -156,6 +179,11 @@ def python_keep(site: str) -> set:
     hop_sources = [os.path.join(site, f) for f in HOP_FILES]
     for d in HOP_DIRS:
         for dp, _, fs in os.walk(os.path.join(site, d)):
+            hop_sources += [os.path.join(dp, f) for f in fs if f.endswith(".py")]
+    skip = tuple(os.path.join(site, d) for d in HOP_SKIP)
+    for d in HOP_TREES:
+        for dp, dns, fs in os.walk(os.path.join(site, d)):
+            dns[:] = [x for x in dns if x != "__pycache__" and not os.path.join(dp, x).startswith(skip)]
             hop_sources += [os.path.join(dp, f) for f in fs if f.endswith(".py")]
     hop_roots = set()
     for f in hop_sources:

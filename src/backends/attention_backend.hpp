@@ -66,8 +66,9 @@ class AttentionBackend {
 
   virtual std::string_view name() const = 0;
   // Whether this backend (as constructed) runs `mode`, eagerly or under a CUDA graph, with or without
-  // attention sinks.
-  virtual Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const = 0;
+  // attention sinks; any_prefix: some request of an extend step has cached tokens (SGLang's extend_no_prefix is
+  // its negation, which picks FlashInfer's code path).
+  virtual Support supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const = 0;
   // What an fp8 KV cache quantizes in `mode` (meaningful only with --kv-cache-dtype fp8_*).
   virtual Fp8ReadView fp8_read_view(ForwardMode mode) const {
     (void)mode;

@@ -117,7 +117,7 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
   verify_kv_indptr_.resize(static_cast<std::size_t>(num_wrappers_));
 }
 
-Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sinks) const {
+Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const {
   // --dtype float32: SGLang plans with q_data_type = the model dtype and data_type = the KV cache dtype (fp32 under
   // "auto") (flashinfer_backend.py L1604-1605, L1894-1895), and FlashInfer 0.7.2 has no fp32 module to plan: the
   // module's name indexes filename_safe_dtype_map (jit/utils.py L69-80, no torch.float32) in get_batch_decode_uri
@@ -138,12 +138,33 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
   // causal verify. attnbench does not model either: the row is skipped with this reading.
   if (mode == ForwardMode::target_verify && num_wrappers_ == 2)
     return Support::no("SGLang's FlashInfer EAGLE verify on a windowed layer reads each request's first min(seq_len, window) + N cache slots, not its last window (no kv_start_idx; 0.5.23: flashinfer_backend.py L2284-2293, eagle_info.py L90-133): not modelled");
-  if (model_runner_.model_config.has_sliding_window() && !applies_layer_windows())
+  // Layers with windows the model runner does not know (Cohere2): one wrapper set planned without a window. Decode
+  // (forward_decode passes no window_left, L1566-1572) and an extend with no prefix (the ragged forward without
+  // window_left, L1460-1471) run full attention: modelled. An extend with a prefix (ragged + paged, L1472-1500), a
+  // paged extend (L1416-1438) and verify pass window_left = layer.sliding_window_size to forward() of wrappers
+  // planned without one, and FlashInfer 0.7.2's prefill kernel then skips the keys before the window of each q
+  // tile's first row (kv_start_idx, include/flashinfer/attention/prefill.cuh L3037-3039, whatever the variant) but
+  // masks none inside it (the window mask is compiled only into use_sliding_window modules, variants.cuh L88-90),
+  // the paged half placing the queries at the end of the prefix: a window that depends on FlashInfer's tile shape.
+  // SGLang's own class on the H200 (results/h200/sglang-cohere2-2026-12-04/) matched the unwindowed reference in
+  // decode and missed it in extend with a prefix (rel. L2 0.38) and verify (0.94): those rows are not modelled.
+  if (model_runner_.model_config.has_sliding_window() && !applies_layer_windows()) {
+    const bool window_reaches_kernel = mode == ForwardMode::target_verify ||
+                                       (mode == ForwardMode::extend && (any_prefix || !extend_uses_ragged()));
+    if (window_reaches_kernel)
+      return Support::no("SGLang's FlashInfer backend passes the layers' windows (" +
+                         model_runner_.model_config.architecture +
+                         ": none known to the model runner) to forward() of prefill wrappers planned without one; "
+                         "FlashInfer 0.7.2 then skips the keys before each q tile's first row's window but masks none "
+                         "within it (prefill.cuh kv_start_idx; variants.cuh): a tile-shaped window, not modelled "
+                         "(SGLang's own class misses both the windowed and the unwindowed result: "
+                         "results/h200/sglang-cohere2-2026-12-04/)");
     return Support::yes("unwindowed: SGLang's " + model_runner_.model_config.architecture +
                         " reports no window to the model runner (no get_attention_sliding_window_size), so its "
-                        "FlashInfer backend plans one wrapper set without a window and the layers' own windows, "
-                        "passed to forward() only, are dropped (FlashInfer fixes the window at plan()): every layer "
-                        "runs full attention here, while trtllm_mha windows the sliding layers");
+                        "FlashInfer backend plans one wrapper set without a window, and this step passes the "
+                        "layers' windows to no kernel: every layer runs full attention here (SGLang's own class "
+                        "agrees on the H200), while trtllm_mha windows the sliding layers");
+  }
   const float cap = model_runner_.model_config.attn_logit_cap;
   if (cap > 0.0f && !applies_logit_cap()) {
     std::ostringstream os;

@@ -143,7 +143,8 @@ class TrtllmMhaImpl {
 template <class Base>
 class TrtllmMhaMethods : public Base {
  public:
-  Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const override {
+  Support supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const override {
+    (void)any_prefix;  // the TRTLLM paths do not depend on it
     return impl_.supports(mode, cuda_graph, sinks);
   }
   Fp8ReadView fp8_read_view(ForwardMode mode) const override { return impl_.fp8_read_view(mode); }

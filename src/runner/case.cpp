@@ -38,6 +38,10 @@ double Case::prefix_len_mean() const {
   return batch > 0 ? std::accumulate(prefix_lens.begin(), prefix_lens.end(), 0.0) / batch : 0.0;
 }
 
+bool Case::any_prefix() const {
+  return std::any_of(prefix_lens.begin(), prefix_lens.end(), [](std::int32_t p) { return p > 0; });
+}
+
 namespace {
 
 // The batch sizes and the per-request length axes a mode expands over (mirrors expand_cases).

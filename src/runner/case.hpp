@@ -31,6 +31,7 @@ struct Case {
   double kv_len_mean() const;               // (prefix + new) averaged over requests
   std::int64_t kv_len_max() const;
   double prefix_len_mean() const;
+  bool any_prefix() const;  // some request has cached tokens (SGLang's extend_no_prefix is false)
 };
 
 // validate(plan), then the cartesian product of its axes, in order; a case beyond what the configuration
