@@ -42,8 +42,9 @@ std::unique_ptr<W> with_kv_data_type(std::unique_ptr<W> w, DType kv_dtype) {
 }  // namespace
 
 bool FlashInferBackend::extend_uses_ragged() const {
-  // L962-967: ragged unless deterministic or SGLANG_FLASHINFER_USE_PAGED.
-  return !model_runner_.server_args.enable_deterministic_inference &&
+  // L1048-1062 (0.5.23): paged for a multimodal model (is_multimodal, ModelConfig::is_multimodal), else ragged unless
+  // deterministic or SGLANG_FLASHINFER_USE_PAGED.
+  return !model_runner_.model_config.is_multimodal && !model_runner_.server_args.enable_deterministic_inference &&
          !model_runner_.env.get_bool("SGLANG_FLASHINFER_USE_PAGED").value_or(false);
 }
 

@@ -216,6 +216,47 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
 // FlashInfer 0.7.2 compiles the window in at plan(), so the per-layer window its forward() passes is dropped) and
 // runs every layer on full attention, while trtllm_mha passes window_left = layer.sliding_window_size to every
 // kernel (trtllm_mha_backend.py L1678, L1839-2018) and windows the sliding layers.
+// SGLang 0.5.23's ModelConfig.is_multimodal with the default --enable-multimodal (None) and without
+// --language-model-only (configs/model_config.py L690-717, L809-827): enable_multimodal is false for the classes of
+// mm_disabled_models (L692-697), true otherwise; then a class of multimodal_model_archs (L2391-2492; the MiMo-V2
+// entries, which also need vision and audio configs, left out) or a config whose hf_text_config is not the config
+// itself (a text_config) is multimodal. FlashInferAttnBackend reads it (flashinfer_backend.py L405, L1048-1056):
+// a multimodal model never takes the ragged extend path.
+bool is_multimodal(const std::string& arch, bool has_text_config) {
+  static const std::set<std::string> kDisabledByDefault = {
+      "Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration", "Step3VLForConditionalGeneration",
+      "InklingForConditionalGeneration"};
+  static const std::set<std::string> kMultimodal = {
+      "CLIPModel", "Cohere2VisionForConditionalGeneration", "Cosmos3EdgeForConditionalGeneration",
+      "DeepseekVL2ForCausalLM", "Ernie4_5_VLMoeForConditionalGeneration", "MiniMaxM3SparseForConditionalGeneration",
+      "Gemma3ForConditionalGeneration", "Gemma3nForConditionalGeneration", "Gemma4ForConditionalGeneration",
+      "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration", "DiffusionGemmaForBlockDiffusion",
+      "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration", "Glm5NextForConditionalGeneration",
+      "GlmOcrForConditionalGeneration", "GlmAsrForConditionalGeneration", "GlmImageForConditionalGeneration",
+      "Grok1VForCausalLM", "Grok1AForCausalLM", "LlavaLlamaForCausalLM", "Llama4ForConditionalGeneration",
+      "LlavaMistralForCausalLM", "LlavaQwenForCausalLM", "LlavaForConditionalGeneration", "LlavaVidForCausalLM",
+      "Lfm2VlForConditionalGeneration", "LightOnOCRForConditionalGeneration", "MiMoV2ASRForCausalLM", "MiniCPMO",
+      "MiniCPMV", "Mistral3ForConditionalGeneration", "MultiModalityCausalLM", "MllamaForConditionalGeneration",
+      "MossVLForConditionalGeneration", "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+      "NemotronH_Omni_Reasoning_V3", "MuseGlimmerForConditionalGeneration", "MuseSparkForConditionalGeneration",
+      "PixtralForConditionalGeneration", "Qwen2AudioForConditionalGeneration", "Qwen2VLForConditionalGeneration",
+      "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration",
+      "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
+      "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
+      "Qwen3ASRForConditionalGeneration", "Qwen3OmniMoeForConditionalGeneration", "KimiVLForConditionalGeneration",
+      "LocateAnythingForConditionalGeneration", "InternVLChatModel", "InternS1ForConditionalGeneration",
+      "InternS1ProForConditionalGeneration", "Phi4MMForCausalLM", "VoxtralForConditionalGeneration",
+      "WhisperForConditionalGeneration", "Step3VLForConditionalGeneration", "POINTSV15ChatModel", "DotsVLMForCausalLM",
+      "Dots3NoteForCausalLM", "DotsOCRForCausalLM", "Sarashina2VisionForCausalLM", "NVILAForConditionalGeneration",
+      "NVILALiteForConditionalGeneration", "DeepseekOCRForCausalLM", "UnlimitedOCRForCausalLM",
+      "JetVLMForConditionalGeneration", "PaddleOCRVLForConditionalGeneration", "MiDashengLMModel",
+      "StepVLForConditionalGeneration", "Step3p7ForConditionalGeneration", "KimiK25ForConditionalGeneration",
+      "BailingMMNativeForConditionalGeneration", "BailingMM2NativeForConditionalGeneration",
+      "BailingMoeV3VLForConditionalGeneration"};
+  if (kDisabledByDefault.count(arch)) return false;
+  return kMultimodal.count(arch) > 0 || has_text_config;
+}
+
 const std::set<std::string> kFullAttentionArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
     "Qwen3ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM",
@@ -566,6 +607,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   m.dtype = read_dtype(r, root, tc, tp, model_type);
   read_windows(r, tc, tp, m);
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
+  m.is_multimodal = is_multimodal(m.architecture, text_config != nullptr);
   read_gemma_scale_and_cap(r, tc, tp, m);
   read_granite_scale(r, tc, tp, m);
   read_grok_cap(r, tc, tp, m);

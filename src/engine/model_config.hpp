@@ -40,6 +40,10 @@ struct ModelConfig {
   // use_sliding_window true: every layer runs full attention; engine/hf_config.cpp read_windows). -1: none.
   int window_ignored = -1;
   bool has_sinks = false;       // learned attention-sink logits per head (GPT-OSS): the run's --sinks default
+  // SGLang's model_config.is_multimodal under default server args: a multimodal class, or a config whose language
+  // model sits in text_config, unless the class has multimodal off by default (Gemma3ForConditionalGeneration,
+  // Llama4ForConditionalGeneration, ...). FlashInfer then runs every extend on its paged path (no ragged wrapper).
+  bool is_multimodal = false;
   // Gemma-2 / Gemma-3's query_pre_attn_scalar: SGLang's layer scaling is query_pre_attn_scalar**-0.5 there
   // (models/gemma2.py and gemma3_causal.py: self.scaling = config.query_pre_attn_scalar**-0.5), not
   // head_dim**-0.5 (Gemma-3-27B: 168**-0.5, head_dim 128). 0: not given, or an architecture that ignores it.

@@ -207,6 +207,23 @@ TEST(HfConfig, WindowForms) {
 // (models/gemma2.py, gemma3_causal.py, gemma3_mm.py, gpt_oss.py); models/llama.py (Llama, Phi-3), mistral.py,
 // mixtral.py, qwen2.py, qwen3.py and the Qwen MoE files never read it: every layer runs full attention there, and
 // attnbench models it so (noting the ignored window); any other class that would window is refused.
+// SGLang's model_config.is_multimodal under default server args (configs/model_config.py L690-717, L809-827): a
+// multimodal class or a config with a text_config, except the classes with multimodal off by default.
+TEST(HfConfig, MultimodalFollowsSglangsDefaults) {
+  EXPECT_TRUE(parse(config(R"("architectures": ["Qwen2_5_VLForConditionalGeneration"])")).is_multimodal);
+  EXPECT_TRUE(parse(config(R"("architectures": ["Mistral3ForConditionalGeneration"])")).is_multimodal);
+  EXPECT_FALSE(parse(config(R"("architectures": ["LlamaForCausalLM"])")).is_multimodal);
+  EXPECT_FALSE(parse(config(R"("architectures": ["Gemma3ForCausalLM"], "query_pre_attn_scalar": 64)")).is_multimodal);
+  // a language model in text_config: multimodal whatever the class, but for the classes SGLang turns it off for
+  const std::string text = R"("text_config": {"num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096})";
+  EXPECT_TRUE(parse(R"({"architectures": ["LlavaForConditionalGeneration"], )" + text + "}").is_multimodal);
+  EXPECT_TRUE(parse(R"({"architectures": ["SomeNewVlmForConditionalGeneration"], )" + text + "}").is_multimodal);
+  const std::string gemma_text = R"("text_config": {"num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096, "query_pre_attn_scalar": 64})";
+  EXPECT_FALSE(parse(R"({"architectures": ["Gemma3ForConditionalGeneration"], )" + gemma_text + "}").is_multimodal);
+}
+
 TEST(HfConfig, WindowsFollowSglangsModelClass) {
   for (const char* arch : {"MistralForCausalLM", "LlamaForCausalLM", "Phi3ForCausalLM", "MixtralForCausalLM",
                            "PhimoeForCausalLM", "Starcoder2ForCausalLM", "Qwen2_5_VLForConditionalGeneration",
