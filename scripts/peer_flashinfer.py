@@ -118,6 +118,9 @@ class Case:
     # windowed layers' window (every windowed model before Cohere2 gave its runner the window)
     runner_sliding_window_size: Optional[int] = None
     architecture: str = ""  # HF architectures[0] (the case list's column; empty in hand-written lists)
+    # FlashInfer's extend path as attnbench derives it (the case list's column): False = paged (USE_PAGED,
+    # deterministic inference or a multimodal model); None in lists before the column (flashinfer_use_paged decides)
+    flashinfer_extend_ragged: Optional[bool] = None
 
     @property
     def runner_window(self) -> int:
@@ -172,7 +175,8 @@ def read_case_list(path: str) -> List[Case]:
     if not rows:
         raise InputError(f"--cases: '{path}' holds no case (expected the output of "
                          "'attnbench run ... --list-cases --format csv')")
-    optional = ("kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size", "architecture")
+    optional = ("kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size", "architecture",
+                "flashinfer_extend_ragged")
     required = [f.name for f in Case.__dataclass_fields__.values() if f.name not in optional] + ["case_list_version"]
     missing = [c for c in required if c not in header]
     if missing:
@@ -206,7 +210,9 @@ def read_case_list(path: str) -> List[Case]:
                 k_scale=float(r.get("k_scale") or 1.0), v_scale=float(r.get("v_scale") or 1.0),
                 runner_sliding_window_size=(int(r["runner_sliding_window_size"])
                                             if r.get("runner_sliding_window_size") else None),
-                architecture=r.get("architecture") or "")
+                architecture=r.get("architecture") or "",
+                flashinfer_extend_ragged=(r["flashinfer_extend_ragged"] == "1"
+                                          if r.get("flashinfer_extend_ragged") else None))
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
         if c.mode not in ("decode", "extend", "verify"):
@@ -988,6 +994,9 @@ class FlashInferLib(TorchBackend):
             return why
         if c.flashinfer_use_paged:
             return "SGLANG_FLASHINFER_USE_PAGED: the peer script runs the ragged extend path only"
+        if c.mode == "extend" and c.flashinfer_extend_ragged is False:
+            return ("FlashInfer's extend runs its paged path here (deterministic inference or a multimodal model): "
+                    "the peer script runs the ragged extend path only")
         if timing == "graph" and c.mode == "extend":
             return "extend is not captured in CUDA graphs"
         return None

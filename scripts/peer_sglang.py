@@ -503,6 +503,9 @@ class SglangBackend(pf.Backend):
             return "attention sinks: not run by the SGLang peer"
         if c.flashinfer_use_paged:
             return "SGLANG_FLASHINFER_USE_PAGED: not run by the SGLang peer"
+        if c.flashinfer_extend_ragged is False:
+            return ("FlashInfer's paged extend path (deterministic inference or a multimodal model): not run by the "
+                    "SGLang peer (its mock model runner is neither)")
         return None
 
     def applies_layer_windows(self, c: pf.Case) -> bool:

@@ -41,11 +41,15 @@ std::unique_ptr<W> with_kv_data_type(std::unique_ptr<W> w, DType kv_dtype) {
 }
 }  // namespace
 
-bool FlashInferBackend::extend_uses_ragged() const {
+bool FlashInferBackend::extend_takes_ragged(const ModelConfig& model, const ServerArgs& args, const ProcessEnv& env) {
   // L1048-1062 (0.5.23): paged for a multimodal model (is_multimodal, ModelConfig::is_multimodal), else ragged unless
   // deterministic or SGLANG_FLASHINFER_USE_PAGED.
-  return !model_runner_.model_config.is_multimodal && !model_runner_.server_args.enable_deterministic_inference &&
-         !model_runner_.env.get_bool("SGLANG_FLASHINFER_USE_PAGED").value_or(false);
+  return !model.is_multimodal && !args.enable_deterministic_inference &&
+         !env.get_bool("SGLANG_FLASHINFER_USE_PAGED").value_or(false);
+}
+
+bool FlashInferBackend::extend_uses_ragged() const {
+  return extend_takes_ragged(model_runner_.model_config, model_runner_.server_args, model_runner_.env);
 }
 
 Fp8ReadView FlashInferBackend::fp8_read_view(ForwardMode mode) const {
@@ -65,7 +69,8 @@ DerivedFacts FlashInferBackend::derived_facts(const ModelConfig& model, const Se
   ProcessEnv env(args);
   const std::int64_t workspace = float_workspace_bytes(model, args, env);
   return {{"flashinfer_workspace_bytes", std::to_string(workspace)},
-          {"flashinfer_use_tensor_cores", use_tensor_cores(model, env) ? "1" : "0"}};
+          {"flashinfer_use_tensor_cores", use_tensor_cores(model, env) ? "1" : "0"},
+          {"flashinfer_extend_ragged", extend_takes_ragged(model, args, env) ? "1" : "0"}};
 }
 
 FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)

@@ -89,6 +89,8 @@ class FlashInferBackend : public AttentionBackend {
   int num_qo_heads_, num_kv_heads_, head_dim_;
   DType dtype_;
   bool extend_uses_ragged() const;
+  // Whether SGLang's FlashInfer backend runs an extend through its ragged wrapper (else its paged one).
+  static bool extend_takes_ragged(const ModelConfig& model, const ServerArgs& args, const ProcessEnv& env);
   DType dtype_kv_;  // the KV cache dtype (fp8 with --kv-cache-dtype fp8_*)
   int num_wrappers_;  // 2 with a sliding window (L379-381)
   int max_bs_;        // req_to_token_pool.size

@@ -41,7 +41,8 @@ const std::vector<std::string>& case_list_columns() {
       "draft_tokens", "seed", "sinks", "layer_windows", "sm_scale", "context_len", "max_running_requests",
       "cuda_graph_max_bs", "flashinfer_workspace_bytes", "flashinfer_use_tensor_cores", "flashinfer_use_paged",
       "trtllm_workspace_bytes", "timings", "warmup", "min_samples", "max_samples", "target_spread_pct",
-      "time_budget_s", "flush_l2", "kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size"};
+      "time_budget_s", "flush_l2", "kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size",
+      "flashinfer_extend_ragged"};
   return k;
 }
 
@@ -82,7 +83,8 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
         // runner_sliding_window); -1 for a model without windows and for Cohere2, whose layers carry windows that
         // only trtllm_mha applies.
         std::to_string(m.has_sliding_window() && m.runner_sliding_window ? m.sliding_window + m.sliding_window_offset
-                                                                         : -1)};
+                                                                         : -1),
+        fact(facts, "flashinfer_extend_ragged")};
     for (std::size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];
     os << "\n";
   }

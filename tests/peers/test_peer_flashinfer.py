@@ -110,6 +110,21 @@ class CaseListExport(TempDir):
         self.assertEqual((c.layer_windows, c.runner_sliding_window_size, c.runner_window, c.sliding_window),
                          ([32, 32, 32, -1], -1, -1, 32))
 
+    def test_the_export_says_which_flashinfer_extend_path_runs(self):
+        # ragged by default; paged under SGLANG_FLASHINFER_USE_PAGED and for a multimodal model, which the
+        # library peer does not run (a skipped row naming why)
+        c = pf.read_case_list(self.write("r.csv", case_list_text("--mode", "extend", "--batch", "1")))[0]
+        self.assertIs(c.flashinfer_extend_ragged, True)
+        cfg = self.write("qwen2.5-vl-tiny.json", json.dumps({
+            "architectures": ["Qwen2_5_VLForConditionalGeneration"], "num_hidden_layers": 2,
+            "num_attention_heads": 8, "num_key_value_heads": 2, "hidden_size": 512,
+            "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}))
+        m = pf.read_case_list(self.write("m.csv", case_list_text("--model", cfg, "--mode", "extend", "--batch", "1")))[0]
+        self.assertIs(m.flashinfer_extend_ragged, False)
+        why = pf.FlashInferLib.supports(type("B", (), {"unmodelled": staticmethod(pf.TorchBackend.unmodelled)})(),
+                                        m, "eager")
+        self.assertIn("paged path", why)
+
     def test_a_case_list_without_the_runner_window_reads_the_layers_window(self):
         text = case_list_text("--model", "tiny-swa", "--mode", "decode", "--batch", "1", "--kv-len", "40")
         lines = [ln.split(",") for ln in text.strip().split("\n")]
@@ -119,7 +134,9 @@ class CaseListExport(TempDir):
         self.assertIsNone(c.runner_sliding_window_size)
         self.assertEqual(c.runner_window, 31)
         with self.assertRaises(pf.InputError) as e:
-            pf.read_case_list(self.write("bad.csv", text.strip()[:-2] + "-7\n"))  # the last cell: 31 -> -7
+            bad = text.strip()
+            self.assertTrue(bad.endswith(",31,1"), bad)  # runner_sliding_window_size, flashinfer_extend_ragged
+            pf.read_case_list(self.write("bad.csv", bad[:-len(",31,1")] + ",-7,1\n"))
         self.assertIn("runner_sliding_window_size", str(e.exception))
 
     def test_a_bad_kv_cache_dtype_names_the_line(self):

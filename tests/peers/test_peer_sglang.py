@@ -100,6 +100,11 @@ class LayerWindows(unittest.TestCase):
         self.assertIn("sinks", ps.SglangBackend.supports(b, make_case(sinks=True), "eager"))
         self.assertIn("graph", ps.SglangBackend.supports(b, make_case(), "graph"))
 
+    def test_flashinfers_paged_extend_path_is_not_run(self):
+        b = type("B", (), {})()
+        self.assertIn("paged extend path", ps.SglangBackend.supports(b, make_case(flashinfer_extend_ragged=False), "eager"))
+        self.assertIsNone(ps.SglangBackend.supports(b, make_case(flashinfer_extend_ragged=True), "eager"))
+
     def test_the_architecture_comes_from_the_case_list_first(self):
         self.assertEqual(make_case(architecture="Cohere2ForCausalLM").architecture, "Cohere2ForCausalLM")
         self.assertEqual(make_case(architecture="Cohere2ForCausalLM", layer_windows=[32, -1]).sliding_window, 32)
