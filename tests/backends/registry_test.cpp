@@ -82,7 +82,8 @@ TEST(Registry, DerivedFactsFollowTheModelTheEnvironmentAndDeterministicMode) {
   EXPECT_EQ(fact(f, "flashinfer_workspace_bytes"), std::to_string(384 * MiB));
   EXPECT_EQ(fact(f, "flashinfer_use_tensor_cores"), "1") << "32 / 8 query heads per KV head >= 4";
   EXPECT_EQ(fact(f, "trtllm_workspace_bytes"), std::to_string(512 * MiB));
-  EXPECT_EQ(f.size(), 3u) << "legacy republishes both sets; merged by name";
+  EXPECT_EQ(fact(f, "flashinfer_extend_ragged"), "1");
+  EXPECT_EQ(f.size(), 4u) << "legacy republishes both sets; merged by name";
   EXPECT_EQ(fact(derived_facts(qwen, ServerArgs{}), "flashinfer_workspace_bytes"), std::to_string(512 * MiB));
   EXPECT_EQ(fact(derived_facts(tiny, ServerArgs{}), "flashinfer_use_tensor_cores"), "0");
   ServerArgs env;
@@ -96,6 +97,15 @@ TEST(Registry, DerivedFactsFollowTheModelTheEnvironmentAndDeterministicMode) {
   ServerArgs det;
   det.enable_deterministic_inference = true;
   EXPECT_EQ(fact(derived_facts(tiny, det), "flashinfer_workspace_bytes"), std::to_string(2048 * MiB));
+  // FlashInfer's extend leaves the ragged path when deterministic, under SGLANG_FLASHINFER_USE_PAGED and for a
+  // multimodal model (flashinfer_backend.py L1048-1062)
+  EXPECT_EQ(fact(derived_facts(tiny, det), "flashinfer_extend_ragged"), "0");
+  ServerArgs paged;
+  paged.env_flashinfer_use_paged = true;
+  EXPECT_EQ(fact(derived_facts(tiny, paged), "flashinfer_extend_ragged"), "0");
+  ModelConfig vl = tiny;
+  vl.is_multimodal = true;
+  EXPECT_EQ(fact(derived_facts(vl, ServerArgs{}), "flashinfer_extend_ragged"), "0");
   // Each backend's own facts are what its constructor allocates, each constructed on a fresh environment
   // (sharing one would let FlashInfer's Qwen override reach TRTLLM's entry read).
   CpuDevice d1, d2;
