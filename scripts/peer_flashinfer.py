@@ -500,6 +500,7 @@ class Prepared:
     capture_device_bytes: Optional[int] = None
     capture_pinned_bytes: Optional[int] = None
     notes: Sequence[str] = ()
+    check_notes: Sequence[str] = ()  # what check() found beside its verdict (appended to the row after the checks)
 
     def poison(self) -> None: ...
     def metadata(self) -> None: ...
@@ -563,7 +564,7 @@ def run_one(backend: Backend, c: Case, timing: str, repro: str, read_bandwidth: 
             stats.merge(prep.check(layer))
         row.update(ref_max_abs_err=stats.max_abs, ref_rel_l2_err=stats.rel_l2(),
                    ref_mismatch_frac=stats.mismatch_frac(), ref_pass=stats.passed())
-        for n in getattr(prep, "check_notes", ()):  # what the checks found beside the verdict
+        for n in prep.check_notes:
             append_note(row, n)
         append_note(row, "ref: float64 PyTorch on the same inputs, layers " +
                     " ".join(str(x) for x in validated_layers(c.layers)))

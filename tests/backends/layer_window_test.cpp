@@ -19,6 +19,7 @@
 #include "support/cases.hpp"
 #include "support/step_outputs.hpp"
 #include "support/test_util.hpp"
+#include "support/tiny_configs.hpp"
 
 namespace attnbench {
 namespace {
@@ -76,10 +77,7 @@ TEST(LayerWindows, WithoutARunnerWindowFlashInferRunsEveryLayerUnwindowedAndTrtl
 
 TEST(LayerWindows, ACohere2ConfigValidatesOnEveryBackendAndFlashInferSaysWhyItDiffers) {
   test::TempDir d;
-  const std::string cfg = d.file("command-r7b-tiny.json");
-  test::write_file(cfg, R"({"architectures": ["Cohere2ForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096, "sliding_window": 32,
-    "sliding_window_pattern": 4, "torch_dtype": "bfloat16"})");
+  const std::string cfg = test::write_cohere2_tiny(d);
   const test::RunResult r = test::run_attnbench(
       "validate --device cpu --model " + cfg + " --mode decode,extend,verify --batch 2 --kv-len 80 --prefix-len 0,40 " +
           "--extend-len 40 --page-size 16 --out " + d.file("v.csv"),

@@ -14,6 +14,7 @@
 #include "runner/workload.hpp"
 #include "support/cases.hpp"
 #include "support/test_util.hpp"
+#include "support/tiny_configs.hpp"
 
 namespace attnbench {
 namespace {
@@ -34,10 +35,7 @@ TEST(MultimodalExtend, FlashInferTakesThePagedPathForAMultimodalModel) {
 
 TEST(MultimodalExtend, AQwen25VlConfigValidatesWithAnFp8CacheOnEveryBackend) {
   test::TempDir d;
-  const std::string cfg = d.file("qwen2.5-vl-tiny.json");
-  test::write_file(cfg, R"({"architectures": ["Qwen2_5_VLForConditionalGeneration"], "num_hidden_layers": 2,
-    "num_attention_heads": 8, "num_key_value_heads": 2, "hidden_size": 512, "max_position_embeddings": 4096,
-    "torch_dtype": "bfloat16"})");
+  const std::string cfg = test::write_qwen25_vl_tiny(d);
   const test::RunResult r = test::run_attnbench(
       "validate --device cpu --model " + cfg + " --mode extend --batch 2 --prefix-len 0,40 --extend-len 24 " +
           "--page-size 16 --kv-cache-dtype fp8_e4m3 --out " + d.file("v.csv"),

@@ -10,6 +10,7 @@
 
 #include "core/units.hpp"
 #include "support/test_util.hpp"
+#include "support/tiny_configs.hpp"
 
 namespace attnbench {
 namespace {
@@ -81,10 +82,7 @@ TEST(CaseList, Fp8KvCacheDtypeColumnsAndTensorCores) {
 // FlashInfer backend plans one wrapper set and applies no window there.
 TEST(CaseList, Cohere2LayersHaveWindowsTheModelRunnerDoesNotKnow) {
   test::TempDir d;
-  const std::string cfg = d.file("command-r7b-tiny.json");
-  test::write_file(cfg, R"({"architectures": ["Cohere2ForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096, "sliding_window": 32,
-    "sliding_window_pattern": 4, "torch_dtype": "bfloat16"})");
+  const std::string cfg = test::write_cohere2_tiny(d);
   RunPlan p;
   p.models = {cfg};
   p.batches = {1};
@@ -99,10 +97,7 @@ TEST(CaseList, Cohere2LayersHaveWindowsTheModelRunnerDoesNotKnow) {
 // flashinfer_extend_ragged: 0 for a multimodal model, whose extend SGLang's FlashInfer runs on the paged path.
 TEST(CaseList, AMultimodalModelsFlashInferExtendIsPaged) {
   test::TempDir d;
-  const std::string cfg = d.file("qwen2.5-vl-tiny.json");
-  test::write_file(cfg, R"({"architectures": ["Qwen2_5_VLForConditionalGeneration"], "num_hidden_layers": 2,
-    "num_attention_heads": 8, "num_key_value_heads": 2, "hidden_size": 512, "max_position_embeddings": 4096,
-    "torch_dtype": "bfloat16"})");
+  const std::string cfg = test::write_qwen25_vl_tiny(d);
   RunPlan p;
   p.models = {cfg};
   p.modes = {"extend"};
