@@ -43,7 +43,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 CASE_LIST_VERSION = 1
 SCHEMA_VERSION = 2  # attnbench results schema (src/report/results_io.hpp)
@@ -794,17 +794,27 @@ class Workload:
         # path the peer runs.
         self.quantize_new = c.kv_fp8 and c.mode != "extend"
         self.refs = {layer: self.reference(layer) for layer in validated_layers(c.layers)}
-        self.refs_unwindowed: Dict[int, object] = {}
+        self.refs_unwindowed: Dict[Tuple[int, str], object] = {}  # (layer, model) -> other window models
 
-    def reference(self, layer: int, windowed: bool = True):
+    # Which keys a layer's window hides in a reference (Workload.reference / check):
+    #   "windowed": every key outside the window (the model's attention);
+    #   "unwindowed": none (a backend that does not apply the model's windows);
+    #   "prefix": only prefix keys (the cached tokens), the new tokens seeing each other causally: what SGLang's
+    #   FlashInfer computes if its ragged half ignores the window (docs/facts-0.5.23.md section 13).
+    WINDOW_MODELS = ("windowed", "unwindowed", "prefix")
+
+    def reference(self, layer: int, windowed: bool = True, model: Optional[str] = None):
         """float64 attention per request on K / V gathered by logical position (prefix from the pool, new
-        tokens from k / v), causal with the prefix offset, the layer's window (windowed=False: none, what a
-        backend that does not apply the model's windows computes): no backend metadata involved."""
+        tokens from k / v), causal with the prefix offset, the layer's window as `model` says (default:
+        "windowed", or "unwindowed" for windowed=False): no backend metadata involved."""
         torch = _torch()
         c = self.c
         Hq, Hkv, D = c.num_qo_heads, c.num_kv_heads, c.head_dim
         group = Hq // Hkv
-        window = c.layer_windows[layer] if windowed else -1
+        model = model or ("windowed" if windowed else "unwindowed")
+        if model not in self.WINDOW_MODELS:
+            raise ValueError(f"reference: unknown window model {model!r}")
+        window = c.layer_windows[layer] if model != "unwindowed" else -1
         outs = []
         q_at = 0
         for i, (pre, n) in enumerate(zip(c.prefix_lens, c.new_lens)):
@@ -821,7 +831,10 @@ class Workload:
             kpos = torch.arange(pre + n, device=q.device)
             visible = kpos[None, :] <= qpos[:, None]
             if window >= 0:
-                visible &= kpos[None, :] >= qpos[:, None] - window
+                in_window = kpos[None, :] >= qpos[:, None] - window
+                if model == "prefix":
+                    in_window |= kpos[None, :] >= pre
+                visible &= in_window
             o = torch.empty(n, Hq, D, dtype=torch.float64, device=q.device)
             for h in range(Hkv):
                 qh = q[:, h * group:(h + 1) * group, :].transpose(0, 1)  # [group, n, D]
@@ -834,15 +847,18 @@ class Workload:
             q_at += n
         return torch.cat(outs)
 
-    def check(self, layer: int, got, windowed: bool = True) -> ErrorStats:
-        """got against the layer's reference; windowed=False: against the unwindowed one (computed once)."""
+    def check(self, layer: int, got, windowed: bool = True, model: Optional[str] = None) -> ErrorStats:
+        """got against the layer's reference; windowed=False: against the unwindowed one; model: one of
+        WINDOW_MODELS (the others are computed once, on first use)."""
         torch = _torch()
-        if windowed or self.c.layer_windows[layer] < 0:
+        model = model or ("windowed" if windowed else "unwindowed")
+        if model == "windowed" or self.c.layer_windows[layer] < 0:
             ref = self.refs[layer]
         else:
-            if layer not in self.refs_unwindowed:
-                self.refs_unwindowed[layer] = self.reference(layer, windowed=False)
-            ref = self.refs_unwindowed[layer]
+            key = (layer, model)
+            if key not in self.refs_unwindowed:
+                self.refs_unwindowed[key] = self.reference(layer, model=model)
+            ref = self.refs_unwindowed[key]
         atol, rtol = TOLERANCES[self.c.dtype]
         g = got.double().reshape(ref.shape)
         bad_val = ~torch.isfinite(g)

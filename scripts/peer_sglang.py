@@ -691,13 +691,18 @@ class SglangBackend(pf.Backend):
         def check(layer):
             o = outs[layer].reshape(c.q_tokens, Hq, D)
             me.last_outputs.setdefault(c.case_id, {})[layer] = o.clone()
-            st = wl.check(layer, o, windowed=windowed)
-            if not windowed and c.layer_windows[layer] >= 0:
-                # which of the two models the output follows: said beside the verdict, whichever it is
-                alt = wl.check(layer, o, windowed=True)
-                p.check_notes.append(f"layer {layer} against the windowed reference instead: "
-                                     f"{'pass' if alt.passed() else 'FAIL'} (max_abs {alt.max_abs:.3g}, rel_l2 "
-                                     f"{alt.rel_l2():.3g}, mismatches {alt.mismatch_frac():.3g})")
+            used = "windowed" if windowed else "unwindowed"
+            st = wl.check(layer, o, model=used)
+            if c.layer_windows[layer] >= 0:
+                # which window model the output follows, said beside the verdict whichever it is: the other
+                # references (pf.Workload.WINDOW_MODELS; "prefix" differs from "unwindowed" only with a prefix)
+                for model in pf.Workload.WINDOW_MODELS:
+                    if model == used or (model == "prefix" and not any(c.prefix_lens)):
+                        continue
+                    alt = wl.check(layer, o, model=model)
+                    p.check_notes.append(f"layer {layer} against the {model} reference instead: "
+                                         f"{'pass' if alt.passed() else 'FAIL'} (max_abs {alt.max_abs:.3g}, rel_l2 "
+                                         f"{alt.rel_l2():.3g}, mismatches {alt.mismatch_frac():.3g})")
             return st
 
         def step_peak():
