@@ -121,6 +121,8 @@ class Case:
     # FlashInfer's extend path as attnbench derives it (the case list's column): False = paged (USE_PAGED,
     # deterministic inference or a multimodal model); None in lists before the column (flashinfer_use_paged decides)
     flashinfer_extend_ragged: Optional[bool] = None
+    # config.sliding_window (-1: no window); None in lists before the column (derived from layer_windows)
+    config_sliding_window: Optional[int] = None
 
     @property
     def runner_window(self) -> int:
@@ -145,11 +147,13 @@ class Case:
     @property
     def sliding_window(self) -> int:
         """The model's window for the row's `sliding_window` column (-1 = none), as attnbench reports it."""
+        if self.config_sliding_window is not None:
+            return self.config_sliding_window
         windowed = [w for w in self.layer_windows if w >= 0]
         if not windowed:
             return -1
-        # layer.sliding_window_size is config.sliding_window - 1, but Cohere2's config.sliding_window itself
-        # (models/commandr.py L206-210; ModelConfig::sliding_window_offset)
+        # an older case list: layer.sliding_window_size is config.sliding_window - 1, but Cohere2's
+        # config.sliding_window itself (models/commandr.py L206-210; ModelConfig::sliding_window_offset)
         return windowed[0] + (0 if self.architecture == "Cohere2ForCausalLM" else 1)
 
 
@@ -176,7 +180,7 @@ def read_case_list(path: str) -> List[Case]:
         raise InputError(f"--cases: '{path}' holds no case (expected the output of "
                          "'attnbench run ... --list-cases --format csv')")
     optional = ("kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size", "architecture",
-                "flashinfer_extend_ragged")
+                "flashinfer_extend_ragged", "config_sliding_window")
     required = [f.name for f in Case.__dataclass_fields__.values() if f.name not in optional] + ["case_list_version"]
     missing = [c for c in required if c not in header]
     if missing:
@@ -212,7 +216,9 @@ def read_case_list(path: str) -> List[Case]:
                                             if r.get("runner_sliding_window_size") else None),
                 architecture=r.get("architecture") or "",
                 flashinfer_extend_ragged=(r["flashinfer_extend_ragged"] == "1"
-                                          if r.get("flashinfer_extend_ragged") else None))
+                                          if r.get("flashinfer_extend_ragged") else None),
+                config_sliding_window=(int(r["config_sliding_window"])
+                                       if r.get("config_sliding_window") else None))
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
         if c.mode not in ("decode", "extend", "verify"):

@@ -42,7 +42,7 @@ const std::vector<std::string>& case_list_columns() {
       "cuda_graph_max_bs", "flashinfer_workspace_bytes", "flashinfer_use_tensor_cores", "flashinfer_use_paged",
       "trtllm_workspace_bytes", "timings", "warmup", "min_samples", "max_samples", "target_spread_pct",
       "time_budget_s", "flush_l2", "kv_cache_dtype", "k_scale", "v_scale", "runner_sliding_window_size",
-      "flashinfer_extend_ragged"};
+      "flashinfer_extend_ragged", "config_sliding_window"};
   return k;
 }
 
@@ -84,7 +84,10 @@ void write_case_list_csv(std::ostream& os, const std::vector<Case>& cases, const
         // only trtllm_mha applies.
         std::to_string(m.has_sliding_window() && m.runner_sliding_window ? m.sliding_window + m.sliding_window_offset
                                                                          : -1),
-        fact(facts, "flashinfer_extend_ragged")};
+        fact(facts, "flashinfer_extend_ragged"),
+        // config.sliding_window as the result rows' sliding_window column reports it (-1: no layer has a window);
+        // the layers' windows derive from it by the class's rule (ModelConfig::sliding_window_offset)
+        std::to_string(m.has_sliding_window() ? m.sliding_window : -1)};
     for (std::size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];
     os << "\n";
   }

@@ -109,6 +109,7 @@ class CaseListExport(TempDir):
             "--model", cfg, "--mode", "decode", "--batch", "1", "--kv-len", "40")))[0]
         self.assertEqual((c.layer_windows, c.runner_sliding_window_size, c.runner_window, c.sliding_window),
                          ([32, 32, 32, -1], -1, -1, 32))
+        self.assertEqual(c.config_sliding_window, 32)  # the config's own value, from the case list's column
 
     def test_the_export_says_which_flashinfer_extend_path_runs(self):
         # ragged by default; paged under SGLANG_FLASHINFER_USE_PAGED and for a multimodal model, which the
@@ -135,8 +136,9 @@ class CaseListExport(TempDir):
         self.assertEqual(c.runner_window, 31)
         with self.assertRaises(pf.InputError) as e:
             bad = text.strip()
-            self.assertTrue(bad.endswith(",31,1"), bad)  # runner_sliding_window_size, flashinfer_extend_ragged
-            pf.read_case_list(self.write("bad.csv", bad[:-len(",31,1")] + ",-7,1\n"))
+            # runner_sliding_window_size, flashinfer_extend_ragged, config_sliding_window
+            self.assertTrue(bad.endswith(",31,1,32"), bad)
+            pf.read_case_list(self.write("bad.csv", bad[:-len(",31,1,32")] + ",-7,1,32\n"))
         self.assertIn("runner_sliding_window_size", str(e.exception))
 
     def test_a_bad_kv_cache_dtype_names_the_line(self):

@@ -26,7 +26,7 @@ const char* const kHeader =
     "dtype,page_size,batch,q_tokens,prefix_lens,new_lens,draft_tokens,seed,sinks,layer_windows,sm_scale,context_len,"
     "max_running_requests,cuda_graph_max_bs,flashinfer_workspace_bytes,flashinfer_use_tensor_cores,"
     "flashinfer_use_paged,trtllm_workspace_bytes,timings,warmup,min_samples,max_samples,target_spread_pct,"
-    "time_budget_s,flush_l2,kv_cache_dtype,k_scale,v_scale,runner_sliding_window_size,flashinfer_extend_ragged\n";
+    "time_budget_s,flush_l2,kv_cache_dtype,k_scale,v_scale,runner_sliding_window_size,flashinfer_extend_ragged,config_sliding_window\n";
 
 TEST(CaseList, HeaderIsTheColumnList) {
   std::string joined;
@@ -47,18 +47,18 @@ TEST(CaseList, DefaultServerArgumentsAcrossModelsAndModes) {
   p.model.layers = 2;
   RunSettings s;
   const std::string want = std::string(kHeader) +
-      "1,decode/tiny/L=2/b=2/kv=40/p=16/bf16,decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,extend/tiny/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,10,8;8,5;5,0,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,verify/tiny/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,6,40;40,3;3,3,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,decode/qwen2.5-7b/L=2/b=2/kv=40/p=16/bf16,decode,qwen2.5-7b,Qwen2ForCausalLM,2,28,4,28,128,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.0883883461356163,32768,4096,256,536870912,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,extend/qwen2.5-7b/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,qwen2.5-7b,Qwen2ForCausalLM,2,28,4,28,128,bf16,16,2,10,8;8,5;5,0,1,0,-1;-1,0.0883883461356163,32768,4096,256,536870912,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,verify/qwen2.5-7b/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,qwen2.5-7b,Qwen2ForCausalLM,2,28,4,28,128,bf16,16,2,6,40;40,3;3,3,1,0,-1;-1,0.0883883461356163,32768,4096,256,536870912,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,decode/tiny-swa/L=2/b=2/kv=40/p=16/bf16,decode,tiny-swa,Gemma3ForCausalLM,2,4,2,4,64,bf16,16,2,2,40;40,1;1,0,1,0,31;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,31,1\n"
-      "1,extend/tiny-swa/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,tiny-swa,Gemma3ForCausalLM,2,4,2,4,64,bf16,16,2,10,8;8,5;5,0,1,0,31;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,31,1\n"
-      "1,verify/tiny-swa/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,tiny-swa,Gemma3ForCausalLM,2,4,2,4,64,bf16,16,2,6,40;40,3;3,3,1,0,31;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,31,1\n"
-      "1,decode/llama-3.1-8b/L=2/b=2/kv=40/p=16/bf16,decode,llama-3.1-8b,LlamaForCausalLM,2,32,8,32,128,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.0883883461356163,131072,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,extend/llama-3.1-8b/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,llama-3.1-8b,LlamaForCausalLM,2,32,8,32,128,bf16,16,2,10,8;8,5;5,0,1,0,-1;-1,0.0883883461356163,131072,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n"
-      "1,verify/llama-3.1-8b/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,llama-3.1-8b,LlamaForCausalLM,2,32,8,32,128,bf16,16,2,6,40;40,3;3,3,1,0,-1;-1,0.0883883461356163,131072,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1\n";
+      "1,decode/tiny/L=2/b=2/kv=40/p=16/bf16,decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,extend/tiny/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,10,8;8,5;5,0,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,verify/tiny/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,16,2,6,40;40,3;3,3,1,0,-1;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,decode/qwen2.5-7b/L=2/b=2/kv=40/p=16/bf16,decode,qwen2.5-7b,Qwen2ForCausalLM,2,28,4,28,128,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.0883883461356163,32768,4096,256,536870912,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,extend/qwen2.5-7b/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,qwen2.5-7b,Qwen2ForCausalLM,2,28,4,28,128,bf16,16,2,10,8;8,5;5,0,1,0,-1;-1,0.0883883461356163,32768,4096,256,536870912,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,verify/qwen2.5-7b/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,qwen2.5-7b,Qwen2ForCausalLM,2,28,4,28,128,bf16,16,2,6,40;40,3;3,3,1,0,-1;-1,0.0883883461356163,32768,4096,256,536870912,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,decode/tiny-swa/L=2/b=2/kv=40/p=16/bf16,decode,tiny-swa,Gemma3ForCausalLM,2,4,2,4,64,bf16,16,2,2,40;40,1;1,0,1,0,31;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,31,1,32\n"
+      "1,extend/tiny-swa/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,tiny-swa,Gemma3ForCausalLM,2,4,2,4,64,bf16,16,2,10,8;8,5;5,0,1,0,31;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,31,1,32\n"
+      "1,verify/tiny-swa/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,tiny-swa,Gemma3ForCausalLM,2,4,2,4,64,bf16,16,2,6,40;40,3;3,3,1,0,31;-1,0.125,4096,4096,256,402653184,0,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,31,1,32\n"
+      "1,decode/llama-3.1-8b/L=2/b=2/kv=40/p=16/bf16,decode,llama-3.1-8b,LlamaForCausalLM,2,32,8,32,128,bf16,16,2,2,40;40,1;1,0,1,0,-1;-1,0.0883883461356163,131072,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,extend/llama-3.1-8b/L=2/b=2/prefix=8/ext=5/p=16/bf16,extend,llama-3.1-8b,LlamaForCausalLM,2,32,8,32,128,bf16,16,2,10,8;8,5;5,0,1,0,-1;-1,0.0883883461356163,131072,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n"
+      "1,verify/llama-3.1-8b/L=2/b=2/kv=40/draft=3/p=16/bf16,verify,llama-3.1-8b,LlamaForCausalLM,2,32,8,32,128,bf16,16,2,6,40;40,3;3,3,1,0,-1;-1,0.0883883461356163,131072,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,bf16,1,1,-1,1,-1\n";
   EXPECT_EQ(case_list_text(p, s, {"eager"}), want);
 }
 
@@ -72,7 +72,7 @@ TEST(CaseList, Fp8KvCacheDtypeColumnsAndTensorCores) {
   p.model.kv_cache_dtype = "fp8_e4m3";
   RunSettings s;
   const std::string want = std::string(kHeader) +
-      "1,decode/tiny/b=2/kv=40/p=64/bf16/kvcache=fp8_e4m3,decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,64,2,2,40;40,1;1,0,1,0,-1;-1,0.125,4096,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,fp8_e4m3,1,1,-1,1\n";
+      "1,decode/tiny/b=2/kv=40/p=64/bf16/kvcache=fp8_e4m3,decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,64,2,2,40;40,1;1,0,1,0,-1;-1,0.125,4096,4096,256,402653184,1,0,536870912,eager,3,10,200,5,1,1,fp8_e4m3,1,1,-1,1,-1\n";
   EXPECT_EQ(case_list_text(p, s, {"eager"}), want);
 }
 
@@ -90,8 +90,8 @@ TEST(CaseList, Cohere2LayersHaveWindowsTheModelRunnerDoesNotKnow) {
   const std::string text = case_list_text(p, RunSettings{}, {"eager"});
   EXPECT_NE(text.find(",Cohere2ForCausalLM,4,4,2,4,64,"), std::string::npos) << text;
   EXPECT_NE(text.find(",32;32;32;-1,"), std::string::npos) << text;
-  ASSERT_GE(text.size(), 6u);
-  EXPECT_EQ(text.substr(text.size() - 6), ",-1,1\n") << text;
+  ASSERT_GE(text.size(), 9u);
+  EXPECT_EQ(text.substr(text.size() - 9), ",-1,1,32\n") << text;  // config_sliding_window: 32 itself
 }
 
 // flashinfer_extend_ragged: 0 for a multimodal model, whose extend SGLang's FlashInfer runs on the paged path.
@@ -105,8 +105,8 @@ TEST(CaseList, AMultimodalModelsFlashInferExtendIsPaged) {
   p.prefix_lens = {8};
   p.extend_lens = {5};
   const std::string text = case_list_text(p, RunSettings{}, {"eager"});
-  ASSERT_GE(text.size(), 6u);
-  EXPECT_EQ(text.substr(text.size() - 6), ",-1,0\n") << text;
+  ASSERT_GE(text.size(), 9u);
+  EXPECT_EQ(text.substr(text.size() - 9), ",-1,0,-1\n") << text;
 }
 
 TEST(CaseList, EnvironmentAndDeterministicModeMoveTheDerivedColumns) {
@@ -138,11 +138,11 @@ TEST(CaseList, EnvironmentAndDeterministicModeMoveTheDerivedColumns) {
   p.model.server.env_flashinfer_workspace_size.reset();
   got += case_list_text(p, s, {"graph"});
   const std::string want = std::string(kHeader) +
-      "1,\"decode/tiny/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1,0.125,4096,64,32,128974848,1,1,128974848,eager;graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0\n"
-      "1,\"decode/qwen2.5-7b/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,qwen2.5-7b,Qwen2ForCausalLM,28,28,4,28,128,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1,0.0883883461356163,32768,64,32,536870912,1,1,128974848,eager;graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0\n" +
+      "1,\"decode/tiny/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1,0.125,4096,64,32,128974848,1,1,128974848,eager;graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0,-1\n"
+      "1,\"decode/qwen2.5-7b/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,qwen2.5-7b,Qwen2ForCausalLM,28,28,4,28,128,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1,0.0883883461356163,32768,64,32,536870912,1,1,128974848,eager;graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0,-1\n" +
       std::string(kHeader) +
-      "1,\"decode/tiny/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1,0.125,4096,64,32,2147483648,0,1,536870912,graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0\n"
-      "1,\"decode/qwen2.5-7b/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,qwen2.5-7b,Qwen2ForCausalLM,28,28,4,28,128,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1,0.0883883461356163,32768,64,32,2147483648,0,1,536870912,graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0\n";
+      "1,\"decode/tiny/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,tiny,LlamaForCausalLM,2,4,2,4,64,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1,0.125,4096,64,32,2147483648,0,1,536870912,graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0,-1\n"
+      "1,\"decode/qwen2.5-7b/b=3/kv=17/uniform[2,L]/p=32/bf16/seed=7/sinks\",decode,qwen2.5-7b,Qwen2ForCausalLM,28,28,4,28,128,bf16,32,3,3,13;16;8,1;1;1,0,7,1,-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1;-1,0.0883883461356163,32768,64,32,2147483648,0,1,536870912,graph,1,2,9,2.5,0.25,0,bf16,1,1,-1,0,-1\n";
   EXPECT_EQ(got, want);
 }
 
