@@ -44,6 +44,7 @@ void reference_attention(const ReferenceCase& c, std::span<const double> q, std:
       for (int j = 0; j < rows; ++j) {
         const long qpos = static_cast<long>(c.q_start_pos) + r0 + j;
         lo[j] = c.window_left >= 0 ? std::max(0L, qpos - c.window_left) : 0L;
+        if (c.window_spares_from >= 0) lo[j] = std::min<long>(lo[j], c.window_spares_from);
         hi[j] = c.causal ? std::min<long>(c.kv_len, qpos + 1) : c.kv_len;
         if (lo[j] < hi[j]) {
           k_lo = std::min(k_lo, lo[j]);

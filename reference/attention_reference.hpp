@@ -17,7 +17,9 @@ struct ReferenceCase {
   int head_dim = 0;
   int q_start_pos = 0;  // absolute position of query row 0; key m sits at position m
   bool causal = true;   // key m visible to query j iff m <= q_start_pos + j
-  int window_left = -1;  // >= 0: also m >= q_start_pos + j - window_left
+  int window_left = -1;  // >= 0: also m >= q_start_pos + j - window_left ...
+  int window_spares_from = -1;  // ... unless m >= window_spares_from (>= 0): keys the window never hides (a
+                                // step's new tokens, where a backend windows only cached keys)
   double sm_scale = 1.0;
   double logits_soft_cap = 0.0;  // > 0: logits = cap * tanh(logits / cap)
   std::vector<double> sinks;     // empty or [num_qo_heads]: a logit per head joining the denominator only

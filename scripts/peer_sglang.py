@@ -508,13 +508,18 @@ class SglangBackend(pf.Backend):
                     "SGLang peer (its mock model runner is neither)")
         return None
 
-    def applies_layer_windows(self, c: pf.Case) -> bool:
-        """Whether this class's output follows the layers' windows: the TRTLLM classes pass every layer's
-        sliding_window_size to their kernels; FlashInfer only where the model runner has a window (two wrapper
-        sets; flashinfer_backend.py L407-416). As attnbench's AttentionBackend::applies_layer_windows."""
-        return self.name != "flashinfer_sglang" or c.runner_window >= 0 or not any(w >= 0 for w in c.layer_windows)
+    def window_model(self, c: pf.Case) -> str:
+        """Which keys the layers' windows hide in this class's output (one of pf.Workload.WINDOW_MODELS), as
+        attnbench's AttentionBackend::layer_windows: the TRTLLM classes pass every layer's sliding_window_size to
+        their kernels ("windowed"); FlashInfer applies none where the model runner has no window (one wrapper set,
+        flashinfer_backend.py L407-416: "unwindowed"), and in its ragged extend (the only extend path this peer
+        runs) windows only the cached keys: the ragged wrapper is planned without a window (L2297-2304; "prefix")."""
+        if self.name != "flashinfer_sglang" or not any(w >= 0 for w in c.layer_windows):
+            return "windowed"
+        if c.runner_window < 0:
+            return "unwindowed"
+        return "prefix" if c.mode == "extend" else "windowed"
 
-    # -- the runner --------------------------------------------------------------------------------------
     def make_runner(self, c: pf.Case, num_slots: int, draft: int):
         torch, kit, sgl = self.torch, self.sgl.kit, self.sgl
         dt = getattr(torch, pf.TORCH_DTYPES[c.dtype])
@@ -680,18 +685,20 @@ class SglangBackend(pf.Backend):
             for i, layer in enumerate(layers):
                 outs[i] = backend.forward(q2, k2, v2, layer, fb, save_kv_cache=True)
 
-        windowed = self.applies_layer_windows(c)
-        if not windowed:
+        used = self.window_model(c)
+        if used == "unwindowed":
             p.notes.append("unwindowed: SGLang's FlashInferAttnBackend plans one wrapper set with no window when the "
                            "model runner has none (model_runner.sliding_window_size None), so the layers' windows "
                            "do not apply; checked against the unwindowed reference")
+        elif used == "prefix":
+            p.notes.append("new tokens unwindowed: SGLang's FlashInfer ragged wrapper is planned without a window, so "
+                           "the sliding layers window only the cached keys; checked against that reference")
 
         p.check_notes = []
 
         def check(layer):
             o = outs[layer].reshape(c.q_tokens, Hq, D)
             me.last_outputs.setdefault(c.case_id, {})[layer] = o.clone()
-            used = "windowed" if windowed else "unwindowed"
             st = wl.check(layer, o, model=used)
             if c.layer_windows[layer] >= 0:
                 # which window model the output follows, said beside the verdict whichever it is: the other

@@ -83,12 +83,12 @@ class AttentionBackend {
   // the cap in one place from this flag (FlashInferBackend::planned_layer, TrtllmMhaImpl::attention_params), so
   // what its kernels apply is what the reference assumes.
   virtual bool applies_logit_cap() const { return true; }
-  // Whether the backend applies the layers' sliding windows (layer.sliding_window_size). trtllm_mha always does;
-  // SGLang's FlashInfer backend only where the model runner knows the window (ModelConfig::runner_sliding_window):
-  // on Cohere2 it plans one wrapper set without a window and FlashInfer, which fixes the window at plan(), drops the
-  // per-layer one forward() passes. Like the cap: the reference follows the flag, and backends that differ here are
-  // not compared.
-  virtual bool applies_layer_windows() const { return true; }
+  // Which keys the layers' sliding windows (layer.sliding_window_size) hide in a step of `mode`. trtllm_mha applies
+  // them everywhere; SGLang's FlashInfer backend not at all where the model runner knows no window
+  // (ModelConfig::runner_sliding_window: on Cohere2 it plans one wrapper set without a window, and FlashInfer fixes
+  // the window at plan()), and in its ragged extend only to the cached keys (the ragged wrapper is planned without
+  // one). Like the cap: the reference follows it, and backends that differ here are not compared.
+  virtual LayerWindows layer_windows(ForwardMode mode) const { return LayerWindows::all; }
 
   // Eager metadata for one step (SGLang's default: out_graph then in_graph).
   virtual void init_forward_metadata(const ForwardBatch& fb) {

@@ -154,7 +154,7 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
   // the paged half placing the queries at the end of the prefix: a window that depends on FlashInfer's tile shape.
   // SGLang's own class on the H200 (results/h200/sglang-cohere2-2026-12-04/) matched the unwindowed reference in
   // decode and missed it in extend with a prefix (rel. L2 0.38) and verify (0.94): those rows are not modelled.
-  if (model_runner_.model_config.has_sliding_window() && !applies_layer_windows()) {
+  if (model_runner_.model_config.has_sliding_window() && !model_runner_.model_config.runner_sliding_window) {
     const bool window_reaches_kernel = mode == ForwardMode::target_verify ||
                                        (mode == ForwardMode::extend && (any_prefix || !extend_uses_ragged()));
     if (window_reaches_kernel)
@@ -171,15 +171,18 @@ Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sink
                         "layers' windows to no kernel: every layer runs full attention here (SGLang's own class "
                         "agrees on the H200), while trtllm_mha windows the sliding layers");
   }
+  std::ostringstream os;
+  if (model_runner_.model_config.has_sliding_window() && layer_windows(mode) == LayerWindows::cached_only)
+    os << "new tokens unwindowed: SGLang's FlashInfer ragged extend wrapper is planned without a window "
+          "(flashinfer_backend.py L2297-2304; FA3 on Hopper reads window_left only in a windowed module), so the "
+          "sliding layers window the cached prefix only and this step's tokens see each other causally";
   const float cap = model_runner_.model_config.attn_logit_cap;
-  if (cap > 0.0f && !applies_logit_cap()) {
-    std::ostringstream os;
-    os << "uncapped: SGLang's FlashInfer backend passes logits_soft_cap to forward() only, not to plan(), where "
+  if (cap > 0.0f && !applies_logit_cap())
+    os << (os.tellp() > 0 ? "; " : "")
+       << "uncapped: SGLang's FlashInfer backend passes logits_soft_cap to forward() only, not to plan(), where "
           "FlashInfer fixes it (the model's "
        << cap << " is dropped; sglang#33915)";
-    return Support::yes(os.str());
-  }
-  return Support::yes();
+  return os.tellp() > 0 ? Support::yes(os.str()) : Support::yes();
 }
 
 int FlashInferBackend::wrapper_index(const Layer& layer) const {
@@ -469,10 +472,13 @@ void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& model
                head_dim_, dtype_);
     return;
   }
+  // The ragged half applies no window (layer_windows: the ragged wrapper is planned without one, and forward()
+  // gets none without a prefix, L1460-1471, or one its FA3 module ignores with a prefix, L1482-1490).
+  constexpr int kRaggedWindow = -1;
   if (forward_metadata_.extend_no_prefix) {
     // Ragged only: new tokens against themselves, then the KV write.
-    prefill_wrapper_ragged_->run(io, nullptr, layer, /*causal=*/true, layer.sliding_window_size, num_qo_heads_,
-                                 num_kv_heads_, head_dim_, dtype_);
+    prefill_wrapper_ragged_->run(io, nullptr, layer, /*causal=*/true, kRaggedWindow, num_qo_heads_, num_kv_heads_,
+                                 head_dim_, dtype_);
     if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
     return;
   }
@@ -484,7 +490,7 @@ void FlashInferBackend::forward_extend(const AttentionIO& io, const Layer& model
   Buffer o2 = device_.allocate(rows * num_qo_heads_ * head_dim_ * dtype_size(dtype_), MemKind::device,
                                "flashinfer.forward_extend.o_paged");
   Buffer lse2 = device_.allocate(4 * rows * num_qo_heads_, MemKind::device, "flashinfer.forward_extend.lse_paged");
-  prefill_wrapper_ragged_->run(io, lse1.as<float>(), layer, /*causal=*/true, layer.sliding_window_size, num_qo_heads_,
+  prefill_wrapper_ragged_->run(io, lse1.as<float>(), layer, /*causal=*/true, kRaggedWindow, num_qo_heads_,
                                num_kv_heads_, head_dim_, dtype_);
   AttentionIO io2 = io;
   io2.o = o2.data();

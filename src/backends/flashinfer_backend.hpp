@@ -43,17 +43,25 @@ class FlashInferBackend : public AttentionBackend {
   Fp8ReadView fp8_read_view(ForwardMode mode) const override;
   // SGLang plans its wrappers without the cap, which FlashInfer fixes at plan time (kSglangPlansLogitCap).
   bool applies_logit_cap() const override { return kSglangPlansLogitCap; }
-  // The layer as SGLang's plans leave it for the kernels: logit_cap 0 unless applies_logit_cap(). The one place
-  // this backend decides the cap: forward_decode / forward_extend hand the wrappers only this layer, and the
-  // wrappers pass its logit_cap through.
   // One wrapper set planned without a window where the model runner has no window (Cohere2: commandr.py reports
   // none; flashinfer_backend.py L411-418), so no layer's window reaches the kernels (FlashInfer 0.7.2 picks the
-  // windowed module at plan(): prefill.py L2989; forward() only stores window_left, L3233).
-  bool applies_layer_windows() const override { return model_runner_.model_config.runner_sliding_window; }
+  // windowed module at plan(): prefill.py L2989; forward() only stores window_left, L3233). And the ragged extend:
+  // SGLang plans its ragged wrapper without a window (begin_forward without window_left, L2297-2304) and passes
+  // none to it without a prefix (L1460-1471); with a prefix it passes the layer's to a module built without the
+  // window (on Hopper the ragged wrapper is FA3: backend "auto", L501-525, which reads window_left only under a
+  // compile-time flag, hopper/mainloop.cuh L195-198). So the new tokens see each other causally, while the paged
+  // prefix half keeps the window (the prefix trimmed and a custom mask, L1942-1981). forward_extend follows this.
+  LayerWindows layer_windows(ForwardMode mode) const override {
+    if (!model_runner_.model_config.runner_sliding_window) return LayerWindows::none;
+    return mode == ForwardMode::extend && extend_uses_ragged() ? LayerWindows::cached_only : LayerWindows::all;
+  }
+  // The layer as SGLang's plans leave it for the kernels: logit_cap 0 unless applies_logit_cap(), no window where
+  // the runner knows none. The one place this backend decides the cap: forward_decode / forward_extend hand the
+  // wrappers only this layer, and the wrappers pass its logit_cap through.
   Layer planned_layer(const Layer& layer) const {
     Layer l = layer;
     if (!applies_logit_cap()) l.logit_cap = 0.0f;
-    if (!applies_layer_windows()) l.sliding_window_size = -1;
+    if (!model_runner_.model_config.runner_sliding_window) l.sliding_window_size = -1;
     return l;
   }
   void init_forward_metadata(const ForwardBatch& fb) override;

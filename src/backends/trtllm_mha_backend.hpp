@@ -151,7 +151,7 @@ class TrtllmMhaMethods : public Base {
   bool applies_logit_cap() const override { return TrtllmMhaImpl::kAppliesLogitCap; }
   // window_left = layer.sliding_window_size on every kernel call (0.5.23 trtllm_mha_backend.py L1678, L1839-2018),
   // whatever the model runner's window; also under the legacy backend, whose FlashInfer parent would apply none.
-  bool applies_layer_windows() const override { return true; }
+  LayerWindows layer_windows(ForwardMode) const override { return LayerWindows::all; }
   void init_forward_metadata(const ForwardBatch& fb) override { impl_.init_forward_metadata(fb); }
   void init_forward_metadata_out_graph(const ForwardBatch& fb, bool in_capture) override {
     impl_.init_forward_metadata_out_graph(fb, in_capture);

@@ -367,7 +367,7 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     if (arch == "Cohere2ForCausalLM") {
       // Cohere2's layers take config.sliding_window itself (no minus one), and the class reports no window to the
       // model runner (no get_attention_sliding_window_size; not on the hybrid-SWA list): FlashInfer then applies
-      // none (runner_sliding_window, AttentionBackend::applies_layer_windows).
+      // none (runner_sliding_window, AttentionBackend::layer_windows).
       m.sliding_window_offset = 0;
       m.runner_sliding_window = false;
     }

@@ -5,12 +5,23 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
 
 namespace attnbench {
+
+// Which keys the layers' sliding windows hide in one step, as a backend computes it
+// (AttentionBackend::layer_windows; the reference and the work figures follow it: runner/case_work.hpp case_as_run).
+enum class LayerWindows : std::uint8_t {
+  all,          // every key outside the layer's window: the model's attention
+  none,         // none: SGLang's FlashInfer where the model runner knows no window (Cohere2)
+  cached_only,  // only cached keys; the step's new tokens see each other causally: SGLang's FlashInfer ragged
+                // extend on Hopper, whose ragged wrapper is planned without a window (docs/facts-0.5.23.md s13)
+};
+const char* to_string(LayerWindows w);
 
 struct ModelConfig {
   std::string name;          // preset name or the file's name (case ids use it): "llama-3.1-8b", "qwen3-32b"
@@ -34,7 +45,7 @@ struct ModelConfig {
   // Whether SGLang's model runner learns the window (the class has get_attention_sliding_window_size, or is on the
   // hybrid-SWA list: model_runner_components/load_model_utils.py L144-157). FlashInfer builds its two wrapper sets
   // from it; without it (Cohere2) FlashInfer plans one set with no window and applies none
-  // (AttentionBackend::applies_layer_windows), while trtllm_mha passes every layer's own window to its kernels.
+  // (AttentionBackend::layer_windows), while trtllm_mha passes every layer's own window to its kernels.
   bool runner_sliding_window = true;
   // The config's sliding_window where SGLang's model class ignores it (Mistral-7B, a Qwen2 with
   // use_sliding_window true: every layer runs full attention; engine/hf_config.cpp read_windows). -1: none.

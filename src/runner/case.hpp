@@ -25,6 +25,10 @@ struct Case {
   int draft_tokens = 0;                   // verify
   std::uint64_t seed = 0;
   bool sinks = false;
+  // The case as a backend computes it (case_as_run): which keys the layers' windows hide. `all` for a case as
+  // planned; `cached_only` leaves the step's new tokens unwindowed against each other (`none` shows as a model
+  // without windows instead).
+  LayerWindows windows = LayerWindows::all;
 
   int q_tokens() const;
   std::int64_t kv_tokens() const;           // sum over requests of prefix + new

@@ -56,7 +56,7 @@ class PhaseTimes {
 // The references of a case's validated layers for one fp8 read view, logit-cap and layer-window choice, computed on
 // first use.
 using ReferenceProvider =
-    std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&, bool logit_cap, bool layer_windows)>;
+    std::function<const std::vector<ReferenceLayer>&(const Fp8ReadView&, bool logit_cap, LayerWindows windows)>;
 
 
 struct BackendResult {
@@ -65,7 +65,7 @@ struct BackendResult {
   std::uint64_t output_hash = 0;            // every layer's output, eager
   std::vector<unsigned char> first_layer;   // host copy of layer 0's output (peer comparison)
   float logit_cap = 0.0f;                   // the cap the backend applied (trtllm_mha: none, as SGLang's)
-  bool layer_windows = true;                // whether it applied the layers' windows (FlashInfer on Cohere2: no)
+  LayerWindows layer_windows = LayerWindows::all;  // which keys the layers' windows hid (AttentionBackend::layer_windows)
   bool sticky = false;
 };
 
@@ -104,7 +104,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
     append_note(eager.note, sup.reason);
 
     phases.mark("set-up");
-    const bool windows = backend.applies_layer_windows();
+    const LayerWindows windows = effective_layer_windows(c, backend.layer_windows(c.mode));
     const std::vector<ReferenceLayer>& refs =
         refs_for(backend.fp8_read_view(c.mode), backend.applies_logit_cap(), windows);
     out.logit_cap = backend.applies_logit_cap() ? c.model.attn_logit_cap : 0.0f;
@@ -167,7 +167,7 @@ void compare_backends(const Case& c, const std::vector<std::string>& backends, s
         peers += std::string(peers.empty() ? "" : ", ") + "vs " + backends[b] + " not compared (logit cap differs)";
         continue;
       }
-      if (results[a].layer_windows != results[b].layer_windows) {  // Cohere2: FlashInfer unwindowed, trtllm_mha not
+      if (results[a].layer_windows != results[b].layer_windows) {  // FlashInfer's ragged extend, Cohere2
         peers += std::string(peers.empty() ? "" : ", ") + "vs " + backends[b] + " not compared (layer windows differ)";
         continue;
       }
@@ -225,17 +225,16 @@ CaseOutcome run_case(const Case& c, const std::vector<std::string>& backends, co
   // One reference per fp8 read view (without an fp8 cache every view reads the same values: one reference).
   const HostBatch host = plan_host_batch(c);
   // Likewise one per logit-cap choice where the model has a cap (AttentionBackend::applies_logit_cap), and one per
-  // layer-window choice where it has windows (AttentionBackend::applies_layer_windows).
-  std::map<std::tuple<Fp8ReadView, bool, bool>, std::vector<ReferenceLayer>> refs_by_view;
-  const Case unwindowed = case_as_run(c, false);
+  // layer-window choice where it has windows (AttentionBackend::layer_windows).
+  std::map<std::tuple<Fp8ReadView, bool, LayerWindows>, std::vector<ReferenceLayer>> refs_by_view;
   const ReferenceProvider refs_for = [&](const Fp8ReadView& asked, bool cap,
-                                         bool windows) -> const std::vector<ReferenceLayer>& {
+                                         LayerWindows windows) -> const std::vector<ReferenceLayer>& {
     const Fp8ReadView view = is_fp8(c.model.kv_dtype()) ? asked : Fp8ReadView{};
-    const auto key = std::make_tuple(view, cap && c.model.attn_logit_cap > 0.0f, windows || !c.model.has_sliding_window());
+    const auto key = std::make_tuple(view, cap && c.model.attn_logit_cap > 0.0f, effective_layer_windows(c, windows));
     auto it = refs_by_view.find(key);
     if (it != refs_by_view.end()) return it->second;
     std::vector<ReferenceLayer> refs;
-    const Case& as_run = std::get<2>(key) ? c : unwindowed;
+    const Case as_run = case_as_run(c, std::get<2>(key));
     for (int l : validated_layers(c.model.num_layers))
       refs.push_back(reference_layer(as_run, host, l, s.reference_flop_budget, view, std::get<1>(key)));
     return refs_by_view.emplace(key, std::move(refs)).first->second;

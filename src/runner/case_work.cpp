@@ -11,6 +11,7 @@ StepWork step_work(const Case& c) {
   const double es = dtype_size(m.dtype);        // q, o and the new k / v (model dtype)
   const double kes = dtype_size(m.kv_dtype());  // the KV cache read (1 byte per element with fp8)
   StepWork w;
+  const bool spare_new = c.windows == LayerWindows::cached_only;
   for (int l = 0; l < m.num_layers; ++l) {
     const int window = m.layer_sliding_window_size(l);
     double kv_layer = 0;
@@ -19,9 +20,15 @@ StepWork step_work(const Case& c) {
       double pairs = 0;
       for (std::int64_t j = 0; j < n; ++j) {
         const std::int64_t visible = pre + j + 1;
-        pairs += static_cast<double>(window >= 0 ? std::min<std::int64_t>(visible, window + 1) : visible);
+        if (window < 0)
+          pairs += static_cast<double>(visible);
+        else if (spare_new)  // the cached keys within the window, and every earlier new token
+          pairs += static_cast<double>(std::min<std::int64_t>(pre, std::max<std::int64_t>(0, window - j)) + j + 1);
+        else
+          pairs += static_cast<double>(std::min<std::int64_t>(visible, window + 1));
       }
       w.flops += 4.0 * pairs * m.num_qo_heads() * m.head_dim;
+      // cached_only reads the same keys: the first new token's window reaches as far back as any
       const std::int64_t keys = window >= 0 ? std::min<std::int64_t>(pre + n, window + n) : pre + n;
       kv_layer += 2.0 * keys * m.num_kv_heads() * m.head_dim * kes;
     }
@@ -33,10 +40,28 @@ StepWork step_work(const Case& c) {
   return w;
 }
 
-Case case_as_run(const Case& c, bool layer_windows) {
-  if (layer_windows || !c.model.has_sliding_window()) return c;
+LayerWindows effective_layer_windows(const Case& c, LayerWindows windows) {
+  if (!c.model.has_sliding_window()) return LayerWindows::all;
+  if (windows == LayerWindows::cached_only) {
+    int smallest = -1;
+    for (int l = 0; l < c.model.num_layers; ++l) {
+      const int w = c.model.layer_sliding_window_size(l);
+      if (w >= 0 && (smallest < 0 || w < smallest)) smallest = w;
+    }
+    const std::int32_t longest = c.new_lens.empty() ? 0 : *std::max_element(c.new_lens.begin(), c.new_lens.end());
+    if (longest - 1 <= smallest) return LayerWindows::all;
+  }
+  return windows;
+}
+
+Case case_as_run(const Case& c, LayerWindows windows) {
+  windows = effective_layer_windows(c, windows);
+  if (windows == LayerWindows::all) return c;
   Case r = c;
-  r.model = c.model.without_windows();
+  if (windows == LayerWindows::none)
+    r.model = c.model.without_windows();
+  else
+    r.windows = windows;
   return r;
 }
 

@@ -18,10 +18,13 @@ struct StepWork {
   double kv_bytes_layer = 0;  // K/V bytes one layer reads (the working set the L2 sees)
 };
 StepWork step_work(const Case& c);
-// The case as a backend computes it: `c` itself, or where the backend applies no layer window
-// (AttentionBackend::applies_layer_windows: FlashInfer on Cohere2) its model without windows, so that the work
-// figures and the reference count the keys that backend reads.
-Case case_as_run(const Case& c, bool layer_windows);
+// The case as a backend computes it (AttentionBackend::layer_windows): `c` itself, its model without windows
+// (`none`: FlashInfer on Cohere2) or with the windows over cached keys only (`cached_only`: FlashInfer's ragged
+// extend), so that the work figures and the reference count the keys that backend reads.
+Case case_as_run(const Case& c, LayerWindows windows);
+// `windows` where it changes what the case computes, else `all`: a model without windows, and cached_only where no
+// request's new tokens lie further apart than the smallest layer window (no key the window hides is a new token).
+LayerWindows effective_layer_windows(const Case& c, LayerWindows windows);
 
 // Device bytes a case needs at most (KV pool, inputs, per-step metadata, plus an allowance for the backends'
 // workspaces and graph buffers); a case beyond what the device has free becomes a skipped row that says so.

@@ -139,7 +139,7 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
     const ForwardBatch tfb = gin->load(pad_batch(wl.host().spec, bs_graph, fill, width));
     const TimedSteps t = time_steps(
         dev, s, [&] { backend.init_forward_metadata_out_graph(tfb, false); }, [&] { single->replay(); });
-    fill_timing(row, t, case_as_run(c, backend.applies_layer_windows()), s);
+    fill_timing(row, t, case_as_run(c, backend.layer_windows(c.mode)), s);
     append_note(row.note, std::string("timed as one graph (metadata inside forward): ") + e.what());
     return;
   }
@@ -164,7 +164,7 @@ void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& 
         metadata_graph->replay();
       },
       [&] { forward_graph->replay(); });
-  fill_timing(row, t, case_as_run(c, backend.applies_layer_windows()), s);
+  fill_timing(row, t, case_as_run(c, backend.layer_windows(c.mode)), s);
   append_note(row.note, "timed as two graphs: metadata (in metadata_median_us), then the layers");
 }
 

@@ -218,6 +218,7 @@ ReferenceLayer reference_layer(const Case& c, const HostBatch& h, int layer, dou
         rc.q_start_pos = pre + rg.r0;
         rc.causal = true;
         rc.window_left = window;
+        if (c.windows == LayerWindows::cached_only) rc.window_spares_from = pre;  // the step's new tokens
         // The layer's float scaling (Gemma-2/3: query_pre_attn_scalar**-0.5) and logit cap, as the workload sets
         // them, widened to double: the float32 values the kernels get.
         rc.sm_scale = static_cast<double>(m.sm_scale());

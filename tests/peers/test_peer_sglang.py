@@ -77,22 +77,30 @@ class SglangDefaults(unittest.TestCase):
 class LayerWindows(unittest.TestCase):
     """Windowed layers run on SGLang's classes; which reference each class is checked against."""
 
-    def applies(self, name, c):
-        return ps.SglangBackend.applies_layer_windows(type("B", (), {"name": name})(), c)
+    def model(self, name, c):
+        return ps.SglangBackend.window_model(type("B", (), {"name": name})(), c)
 
     def test_trtllm_classes_follow_the_layers_windows_flashinfer_the_runners(self):
         gemma = make_case(layer_windows=[31, -1], runner_sliding_window_size=31, architecture="Gemma3ForCausalLM")
         cohere = make_case(layer_windows=[32, -1], runner_sliding_window_size=-1, architecture="Cohere2ForCausalLM")
         plain = make_case()
+        self.assertEqual(gemma.mode, "decode")
         for name in ps.PEER_BACKENDS:
-            self.assertTrue(self.applies(name, gemma), name)
-            self.assertTrue(self.applies(name, plain), name)
-        self.assertFalse(self.applies("flashinfer_sglang", cohere))
-        self.assertTrue(self.applies("trtllm_mha_sglang", cohere))
-        self.assertTrue(self.applies("trtllm_mha_lean_sglang", cohere))
+            self.assertEqual(self.model(name, gemma), "windowed", name)
+            self.assertEqual(self.model(name, plain), "windowed", name)
+        self.assertEqual(self.model("flashinfer_sglang", cohere), "unwindowed")
+        self.assertEqual(self.model("trtllm_mha_sglang", cohere), "windowed")
+        self.assertEqual(self.model("trtllm_mha_lean_sglang", cohere), "windowed")
         # a case list without the column: the runner is taken to know the layers' window (every windowed model
         # before Cohere2 did)
-        self.assertTrue(self.applies("flashinfer_sglang", make_case(layer_windows=[31, -1])))
+        self.assertEqual(self.model("flashinfer_sglang", make_case(layer_windows=[31, -1])), "windowed")
+
+    def test_flashinfers_ragged_extend_windows_only_the_cached_keys(self):
+        for name in ps.PEER_BACKENDS:
+            gemma = make_case(mode="extend", layer_windows=[31, -1], runner_sliding_window_size=31)
+            self.assertEqual(self.model(name, gemma), "prefix" if name == "flashinfer_sglang" else "windowed", name)
+            self.assertEqual(self.model(name, make_case(mode="extend")), "windowed", name)
+        self.assertIn("prefix", pf.Workload.WINDOW_MODELS)
 
     def test_windows_are_run_sinks_are_not(self):
         b = type("B", (), {})()

@@ -23,7 +23,8 @@ void naive(const ReferenceCase& c, const std::vector<double>& q, const std::vect
       for (int m = 0; m < c.kv_len; ++m) {
         const int qpos = c.q_start_pos + j;
         if (c.causal && m > qpos) continue;
-        if (c.window_left >= 0 && m < qpos - c.window_left) continue;
+        const bool spared = c.window_spares_from >= 0 && m >= c.window_spares_from;
+        if (c.window_left >= 0 && m < qpos - c.window_left && !spared) continue;
         double s = 0;
         for (int d = 0; d < D; ++d) s += q[(j * Hq + h) * D + d] * k[(m * Hkv + h / g) * D + d];
         s *= c.sm_scale;
@@ -52,6 +53,7 @@ struct Shape {
   int window;
   double cap;
   bool sinks;
+  int spares_from = -1;
 };
 
 TEST(Reference, MatchesTheNaiveDefinitionOnTinyShapes) {
@@ -64,6 +66,10 @@ TEST(Reference, MatchesTheNaiveDefinitionOnTinyShapes) {
       // a long cache, a window past the end of the keys, and a window across two row blocks.
       {4, 10, 2, 1, 4, -2, true, -1, 0, true},  {20, 600, 2, 2, 8, 580, true, 3, 0, false},
       {8, 12, 2, 1, 4, 20, false, 5, 10.0, true}, {270, 1000, 2, 1, 4, 700, true, 100, 0, true},
+      // A window over cached keys only (new tokens from position 600 on): new tokens far beyond the window of
+      // each other, a window that reaches before the prefix, and one across row blocks.
+      {300, 900, 2, 1, 4, 600, true, 50, 0, false, 600}, {6, 9, 2, 2, 8, 3, true, 1, 0, true, 3},
+      {140, 200, 4, 2, 8, 60, true, 100, 0, false, 60},
   };
   for (const Shape& s : shapes) {
     ReferenceCase c;
@@ -75,6 +81,7 @@ TEST(Reference, MatchesTheNaiveDefinitionOnTinyShapes) {
     c.q_start_pos = s.q_start;
     c.causal = s.causal;
     c.window_left = s.window;
+    c.window_spares_from = s.spares_from;
     c.sm_scale = 0.3;
     c.logits_soft_cap = s.cap;
     if (s.sinks) c.sinks = random_vec(s.hq, rng, 2.0);

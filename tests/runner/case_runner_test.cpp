@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backends/registry.hpp"
 #include "device/cpu_device.hpp"
 #include "kernels/cpu/kernels_cpu.hpp"
+#include "runner/case_work.hpp"
 #include "support/cases.hpp"
 
 namespace attnbench {
@@ -117,6 +120,41 @@ TEST(StepWork, CountsVisiblePairsAndBytesFromLengths) {
   // Per layer: 5 keys * 2 (K, V) * 2 heads * 64 * 2 B, plus q, o (4 heads) and new k, v (2 heads) of 2 tokens.
   EXPECT_DOUBLE_EQ(w.kv_bytes_layer, 5.0 * 2 * 2 * 64 * 2);
   EXPECT_DOUBLE_EQ(w.bytes, 2 * (5.0 * 2 * 2 * 64 * 2) + 2 * 2.0 * (2 * 4 + 2 * 2) * 64 * 2);
+}
+
+TEST(StepWork, AWindowOverCachedKeysOnlyCountsEveryEarlierNewToken) {
+  Case c = tiny_case("extend", "tiny-swa");  // 2 layers, window (sliding_window_size) 31 on layer 0, none on 1
+  c.batch = 1;
+  c.prefix_lens = {40};
+  c.new_lens = {50};
+  ASSERT_EQ(c.model.layer_sliding_window_size(0), 31);
+  ASSERT_EQ(c.model.layer_sliding_window_size(1), -1);
+  const double per_pair = 4.0 * c.model.num_qo_heads() * c.model.head_dim;
+  // Layer 1 (no window): row j sees 41 + j keys. Layer 0 windowed: min(41 + j, 32). Layer 0 with the window over
+  // cached keys only: max(0, 31 - j) cached keys (row 0 sees 31 of the 40) and the j + 1 new tokens up to itself.
+  double full = 0, windowed = 0, cached_only = 0;
+  for (int j = 0; j < 50; ++j) {
+    full += 41 + j;
+    windowed += std::min(41 + j, 32);
+    cached_only += std::max(0, 31 - j) + j + 1;
+  }
+  EXPECT_DOUBLE_EQ(step_work(c).flops, (full + windowed) * per_pair);
+  const Case spared = case_as_run(c, LayerWindows::cached_only);
+  EXPECT_DOUBLE_EQ(step_work(spared).flops, (full + cached_only) * per_pair);
+  // The keys read are the same: the first new token's window reaches back furthest (31 cached + 50 new).
+  EXPECT_DOUBLE_EQ(step_work(spared).kv_bytes_layer, step_work(c).kv_bytes_layer);
+  EXPECT_DOUBLE_EQ(step_work(c).kv_bytes_layer, (31.0 + 50) * 2 * c.model.num_kv_heads() * c.model.head_dim * 2);
+  // Where no two new tokens lie further apart than the window, cached_only computes what the model does.
+  Case near = c;
+  near.new_lens = {32};  // rows 0 and 31: 31 apart, inside the window
+  EXPECT_EQ(effective_layer_windows(near, LayerWindows::cached_only), LayerWindows::all);
+  EXPECT_EQ(case_as_run(near, LayerWindows::cached_only).windows, LayerWindows::all);
+  near.new_lens = {33};
+  EXPECT_EQ(effective_layer_windows(near, LayerWindows::cached_only), LayerWindows::cached_only);
+  // Without windows in the model, every choice is the case itself.
+  const Case plain = tiny_case("extend");
+  EXPECT_EQ(case_as_run(plain, LayerWindows::cached_only).windows, LayerWindows::all);
+  EXPECT_EQ(case_as_run(c, LayerWindows::none).model.has_sliding_window(), false);
 }
 
 }  // namespace

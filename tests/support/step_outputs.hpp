@@ -16,7 +16,7 @@ namespace attnbench::test {
 struct StepOutputs {
   bool supported = false;  // the backend's supports() for the case's mode (eager)
   bool applies_logit_cap = true;
-  bool applies_layer_windows = true;
+  LayerWindows layer_windows = LayerWindows::all;  // AttentionBackend::layer_windows for the case's mode
   std::vector<unsigned char> bytes;  // every layer's output, in layer order
 };
 
@@ -30,7 +30,7 @@ inline StepOutputs run_step(const Case& c, const std::string& backend, const std
   out.supported = b.supports(c.mode, false, c.sinks, c.any_prefix()).ok;
   if (!out.supported) return out;
   out.applies_logit_cap = b.applies_logit_cap();
-  out.applies_layer_windows = b.applies_layer_windows();
+  out.layer_windows = b.layer_windows(c.mode);
   const ForwardBatch& fb = wl.forward_batch();
   b.init_forward_metadata(fb);
   std::vector<unsigned char> host(static_cast<std::size_t>(wl.output_bytes()));
