@@ -238,6 +238,8 @@ def read_case_list(path: str) -> List[Case]:
             raise InputError(f"{where}: layer_windows holds {len(c.layer_windows)} values for {c.layers} layers")
         if c.runner_sliding_window_size is not None and c.runner_sliding_window_size < -1:
             raise InputError(f"{where}: runner_sliding_window_size {c.runner_sliding_window_size} is below -1")
+        if c.config_sliding_window is not None and c.config_sliding_window < -1:
+            raise InputError(f"{where}: config_sliding_window {c.config_sliding_window} is below -1")
         if min(c.prefix_lens + [0]) < 0 or min(c.new_lens + [1]) < 1:
             raise InputError(f"{where}: negative prefix or empty request")
         if any(t not in ("eager", "graph") for t in c.timings):

@@ -140,6 +140,10 @@ class CaseListExport(TempDir):
             self.assertTrue(bad.endswith(",31,1,32"), bad)
             pf.read_case_list(self.write("bad.csv", bad[:-len(",31,1,32")] + ",-7,1,32\n"))
         self.assertIn("runner_sliding_window_size", str(e.exception))
+        for bad_window, says in (("-5", "config_sliding_window -5 is below -1"), ("x", "line 2")):
+            with self.assertRaises(pf.InputError) as e:
+                pf.read_case_list(self.write("badw.csv", text.strip()[:-len(",32")] + "," + bad_window + "\n"))
+            self.assertIn(says, str(e.exception))
 
     def test_a_bad_kv_cache_dtype_names_the_line(self):
         text = case_list_text("--mode", "decode", "--batch", "2", "--kv-len", "33", "--kv-cache-dtype", "fp8_e5m2")
