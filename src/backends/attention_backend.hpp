@@ -65,10 +65,9 @@ class AttentionBackend {
   virtual ~AttentionBackend() = default;
 
   virtual std::string_view name() const = 0;
-  // Whether this backend (as constructed) runs `mode`, eagerly or under a CUDA graph, with or without
-  // attention sinks; any_prefix: some request of an extend step has cached tokens (SGLang's extend_no_prefix is
-  // its negation, which picks FlashInfer's code path).
-  virtual Support supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const = 0;
+  // Whether this backend (as constructed) runs the step (its mode, eagerly or under a CUDA graph, with or without
+  // attention sinks, with or without cached tokens), and if so any note every such row carries.
+  virtual Support supports(const StepKind& step) const = 0;
   // What an fp8 KV cache quantizes in `mode` (meaningful only with --kv-cache-dtype fp8_*).
   virtual Fp8ReadView fp8_read_view(ForwardMode mode) const {
     (void)mode;

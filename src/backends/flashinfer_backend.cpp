@@ -123,7 +123,8 @@ FlashInferBackend::FlashInferBackend(ModelRunner& mr, bool skip_prefill)
   verify_kv_indptr_.resize(static_cast<std::size_t>(num_wrappers_));
 }
 
-Support FlashInferBackend::supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const {
+Support FlashInferBackend::supports(const StepKind& step) const {
+  const auto [mode, cuda_graph, sinks, any_prefix] = step;
   // --dtype float32: SGLang plans with q_data_type = the model dtype and data_type = the KV cache dtype (fp32 under
   // "auto") (flashinfer_backend.py L1604-1605, L1894-1895), and FlashInfer 0.7.2 has no fp32 module to plan: the
   // module's name indexes filename_safe_dtype_map (jit/utils.py L69-80, no torch.float32) in get_batch_decode_uri

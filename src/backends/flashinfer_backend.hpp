@@ -38,7 +38,7 @@ class FlashInferBackend : public AttentionBackend {
   explicit FlashInferBackend(ModelRunner& model_runner, bool skip_prefill = false);
 
   std::string_view name() const override { return "flashinfer"; }
-  Support supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const override;
+  Support supports(const StepKind& step) const override;
   // Extend with the ragged wrapper reads this step's K / V from the inputs, in the model dtype (L1243-1402).
   Fp8ReadView fp8_read_view(ForwardMode mode) const override;
   // SGLang plans its wrappers without the cap, which FlashInfer fixes at plan time (kSglangPlansLogitCap).

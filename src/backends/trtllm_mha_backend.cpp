@@ -129,11 +129,13 @@ Support with_cap_note(Support s, const ModelConfig& m) {
 }
 }  // namespace
 
-Support TrtllmMhaImpl::supports(ForwardMode mode, bool cuda_graph, bool sinks) const {
-  return with_cap_note(supports_mode(mode, cuda_graph, sinks), model_runner_.model_config);
+Support TrtllmMhaImpl::supports(const StepKind& step) const {
+  return with_cap_note(supports_mode(step), model_runner_.model_config);
 }
 
-Support TrtllmMhaImpl::supports_mode(ForwardMode mode, bool cuda_graph, bool) const {
+Support TrtllmMhaImpl::supports_mode(const StepKind& step) const {
+  const ForwardMode mode = step.mode;
+  const bool cuda_graph = step.cuda_graph;
   // The architecture is known here (--arch or the device's), not always when the options were checked.
   const ModelConfig& m = model_runner_.model_config;
   if (page_size_ == 128 && m.num_qo_heads() == m.num_kv_heads() && page128_check_applies(model_runner_.server_args, arch_))

@@ -32,7 +32,7 @@ class TrtllmMhaImpl {
   // Page size and head checks SGLang makes (overrides.py L2173-2186, ctor L220-243); InputError names the option.
   static void validate(const ModelConfig& model, const ServerArgs& args);
 
-  Support supports(ForwardMode mode, bool cuda_graph, bool sinks) const;
+  Support supports(const StepKind& step) const;  // the TRTLLM paths do not depend on step.any_prefix
   // SGLang's trtllm_mha passes no logit soft cap to any kernel it calls, and nothing refuses a capped model:
   //   decode: trtllm_batch_decode_with_kv_cache(..., bmm1_scale, bmm2_scale, window_left, sinks, ...) has no cap
   //     parameter at all (FlashInfer 0.7.2 decode.py L3691-4568, signature in sglang-0.5.23.md §3.2);
@@ -98,7 +98,7 @@ class TrtllmMhaImpl {
   void init_fmha_v2_batch_pages(const ForwardBatch& fb, Metadata& md) const;
   void forward_extend_fmha_v2(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
   void set_split_order(const ForwardBatch& fb, Metadata& md) const;
-  Support supports_mode(ForwardMode mode, bool cuda_graph, bool sinks) const;  // supports() without the cap note
+  Support supports_mode(const StepKind& step) const;  // supports() without the cap note
   // Whether plain EXTEND runs fmha_v2 (SM90/SM120 in SGLang 0.5.23) rather than the TRTLLM context kernel.
   bool use_fmha_v2() const { return use_fmha_v2_; }
 
@@ -143,10 +143,7 @@ class TrtllmMhaImpl {
 template <class Base>
 class TrtllmMhaMethods : public Base {
  public:
-  Support supports(ForwardMode mode, bool cuda_graph, bool sinks, bool any_prefix) const override {
-    (void)any_prefix;  // the TRTLLM paths do not depend on it
-    return impl_.supports(mode, cuda_graph, sinks);
-  }
+  Support supports(const StepKind& step) const override { return impl_.supports(step); }
   Fp8ReadView fp8_read_view(ForwardMode mode) const override { return impl_.fp8_read_view(mode); }
   bool applies_logit_cap() const override { return TrtllmMhaImpl::kAppliesLogitCap; }
   // window_left = layer.sliding_window_size on every kernel call (0.5.23 trtllm_mha_backend.py L1678, L1839-2018),

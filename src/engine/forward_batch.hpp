@@ -14,6 +14,14 @@ namespace attnbench {
 enum class ForwardMode : std::uint8_t { decode, extend, target_verify };
 std::string_view forward_mode_name(ForwardMode m);  // "decode" | "extend" | "verify"
 
+// What a backend is asked to run (AttentionBackend::supports): a step of `mode`, eager or under a CUDA graph.
+struct StepKind {
+  ForwardMode mode = ForwardMode::decode;
+  bool cuda_graph = false;  // captured and replayed (else eager)
+  bool sinks = false;       // with attention sinks
+  bool any_prefix = false;  // some request has cached tokens (SGLang's extend_no_prefix negated: FlashInfer's path)
+};
+
 struct ForwardBatch {
   ForwardMode forward_mode = ForwardMode::decode;
   int batch_size = 0;

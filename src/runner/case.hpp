@@ -36,6 +36,7 @@ struct Case {
   std::int64_t kv_len_max() const;
   double prefix_len_mean() const;
   bool any_prefix() const;  // some request has cached tokens (SGLang's extend_no_prefix is false)
+  StepKind step_kind(bool cuda_graph) const { return {mode, cuda_graph, sinks, any_prefix()}; }
 };
 
 // validate(plan), then the cartesian product of its axes, in order; a case beyond what the configuration

@@ -99,7 +99,7 @@ BackendResult run_backend(const Case& c, const BackendInfo& info, const DeviceMa
       r->ctor_driver_delta_bytes = built.construct.driver_delta_bytes();
       add_ledger(*r, built.construct);
     }
-    const Support sup = backend.supports(c.mode, false, c.sinks, c.any_prefix());
+    const Support sup = backend.supports(c.step_kind(false));
     if (!sup.ok) throw Unsupported(sup.reason);
     append_note(eager.note, sup.reason);
 

@@ -17,7 +17,7 @@ namespace attnbench {
 
 void run_graph(const Case& c, AttentionBackend& backend, Device& dev, Workload& wl, const std::vector<unsigned char>& eager_last,
                const RunSettings& s, ResultRow& row) {
-  const Support sup = backend.supports(c.mode, true, c.sinks, c.any_prefix());
+  const Support sup = backend.supports(c.step_kind(true));
   if (!sup.ok) {
     row.status = RowStatus::skipped;
     row.note = sup.reason;

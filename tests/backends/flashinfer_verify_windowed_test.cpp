@@ -26,7 +26,7 @@ TEST(FlashInferVerify, WindowedModelStaysMemorySafeWhereItIsNotModelled) {
   Workload wl(dev, c);
   ConstructedBackend built = construct_backend(dev, wl.model_runner(), find_backend("flashinfer"));
   AttentionBackend& b = *built.backend;
-  ASSERT_FALSE(b.supports(c.mode, false, c.sinks, c.any_prefix()).ok) << "the case must be the refused one";
+  ASSERT_FALSE(b.supports(c.step_kind(false)).ok) << "the case must be the refused one";
   const ForwardBatch& fb = wl.forward_batch();
   std::vector<unsigned char> host(static_cast<std::size_t>(wl.output_bytes()));
   for (int step = 0; step < 2; ++step) {  // a second plan reallocates what the first one planned with

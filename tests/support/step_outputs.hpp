@@ -27,7 +27,7 @@ inline StepOutputs run_step(const Case& c, const std::string& backend, const std
   ConstructedBackend built = construct_backend(dev, wl.model_runner(), find_backend(backend));
   AttentionBackend& b = *built.backend;
   StepOutputs out;
-  out.supported = b.supports(c.mode, false, c.sinks, c.any_prefix()).ok;
+  out.supported = b.supports(c.step_kind(false)).ok;
   if (!out.supported) return out;
   out.applies_logit_cap = b.applies_logit_cap();
   out.layer_windows = b.layer_windows(c.mode);
