@@ -11,7 +11,8 @@ unit is TFLOP/s for extend and TB/s for decode; ratio_to_best = attnbench / max(
 
 What each figure is:
   attnbench  the best `tflops` (extend) or `tb_per_s` (decode) of the case's ok rows in attnbench's results
-             CSV (any backend, any timing): attention FLOPs or bytes of the step over its forward time, the
+             CSV (any backend, any timing; not a row whose note says "unwindowed: ": a backend that computed other
+             attention than the model's windowed layers, SGLang's FlashInfer extend on Gemma): attention FLOPs or bytes of the step over its forward time, the
              metadata excluded, the L2 flushed before each step (docs/result-schema.md). The forward time is
              SGLang's forward: the new tokens' K / V written into the cache, then the attention.
   cudnn/flash  one layer's step of the same shape with PyTorch's kernels, timed the same way: the new tokens'
@@ -162,8 +163,15 @@ def read_case_list(text: str, source: str = "case list") -> List[AnchorCase]:
     return cases
 
 
+# A row whose note says its backend computed other attention than the model's (SGLang's FlashInfer on windowed
+# layers: "unwindowed: ..." where the model runner knows no window, "new tokens unwindowed: ..." in its ragged
+# extend) is left out of the attnbench figure: it times other work than the windowed model the anchor stands for.
+OTHER_ATTENTION_NOTE = "unwindowed: "
+
+
 def read_attnbench_figures(text: str, source: str = "results") -> Dict[str, Dict[str, float]]:
-    """case_id -> {'tflops': best, 'tb_per_s': best} over the ok rows of an attnbench results CSV."""
+    """case_id -> {'tflops': best, 'tb_per_s': best} over the ok rows of an attnbench results CSV that computed
+    the model's attention (OTHER_ATTENTION_NOTE)."""
     reader = csv.DictReader(io.StringIO(text))
     need = ["case_id", "status", "tflops", "tb_per_s"]
     missing = [c for c in need if c not in (reader.fieldnames or [])]
@@ -171,7 +179,7 @@ def read_attnbench_figures(text: str, source: str = "results") -> Dict[str, Dict
         raise InputError("%s: not an attnbench results CSV (no column %s)" % (source, ", ".join(missing)))
     best: Dict[str, Dict[str, float]] = {}
     for n, r in enumerate(reader, start=2):
-        if r["status"] != "ok":
+        if r["status"] != "ok" or OTHER_ATTENTION_NOTE in (r.get("note") or ""):
             continue
         for col in ("tflops", "tb_per_s"):
             if r[col] == "":

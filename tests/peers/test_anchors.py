@@ -14,6 +14,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import types
 import unittest
 from unittest import mock
@@ -77,6 +78,33 @@ class Parsing(unittest.TestCase):
         self.assertEqual(figs["e1"], {"tflops": 290.5, "tb_per_s": 0.2})
         self.assertEqual(figs["d1"], {"tb_per_s": 4.1})
         self.assertNotIn("d2", figs)
+
+    def test_rows_that_computed_other_attention_are_left_out(self):
+        text = ("case_id,backend,timing,status,tflops,tb_per_s,note\n"
+                "e1,flashinfer,eager,ok,400,1.0,new tokens unwindowed: SGLang's FlashInfer ragged extend\n"
+                "e1,trtllm_mha,eager,ok,300,0.5,fmha_v2 prefill\n"
+                "d1,flashinfer,eager,ok,,3.0,unwindowed: SGLang's Cohere2ForCausalLM reports no window\n")
+        figs = an.read_attnbench_figures(text)
+        self.assertEqual(figs["e1"], {"tflops": 300.0, "tb_per_s": 0.5})
+        self.assertNotIn("d1", figs)
+
+    def test_attnbenchs_own_notes_mark_flashinfers_unwindowed_extend(self):
+        """The marker matches what attnbench writes: a timed CPU run of an extend longer than tiny-swa's window."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.csv")
+            r = subprocess.run([BINARY, "run", "--device", "cpu", "--model", "tiny-swa", "--mode", "extend",
+                                "--batch", "1", "--prefix-len", "0", "--extend-len", "48", "--page-size", "16",
+                                "--min-samples", "1", "--max-samples", "2", "--time-budget", "0.05", "--quiet",
+                                "--out", out], capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, encoding="utf-8") as f:
+                text = f.read()
+        rows = [x for x in csv.DictReader(io.StringIO(text)) if x["status"] == "ok" and x["tflops"]]
+        marked = {x["backend"] for x in rows if an.OTHER_ATTENTION_NOTE in x["note"]}
+        self.assertEqual(marked, {"flashinfer"})
+        kept = max(float(x["tflops"]) for x in rows if x["backend"] != "flashinfer")
+        (figs,) = an.read_attnbench_figures(text).values()
+        self.assertEqual(figs["tflops"], kept)
 
     def test_bad_results_name_the_line(self):
         with self.assertRaisesRegex(an.InputError, "line 2: tflops 'x'"):
