@@ -11,16 +11,6 @@
 
 namespace attnbench {
 
-const char* to_string(LayerWindows w) {
-  switch (w) {
-    case LayerWindows::all: return "all";
-    case LayerWindows::none: return "none";
-    case LayerWindows::cached_only: return "cached_only";
-  }
-  return "?";
-}
-
-
 // configs/models/*.json as embedded at build time (generated model_presets.cpp), in listing order.
 extern const EmbeddedFile kModelPresetFiles[];
 extern const std::size_t kModelPresetFileCount;

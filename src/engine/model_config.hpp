@@ -21,7 +21,6 @@ enum class LayerWindows : std::uint8_t {
   cached_only,  // only cached keys; the step's new tokens see each other causally: SGLang's FlashInfer ragged
                 // extend on Hopper, whose ragged wrapper is planned without a window (docs/facts-0.5.23.md s13)
 };
-const char* to_string(LayerWindows w);
 
 struct ModelConfig {
   std::string name;          // preset name or the file's name (case ids use it): "llama-3.1-8b", "qwen3-32b"
