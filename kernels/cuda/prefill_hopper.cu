@@ -49,6 +49,15 @@
 // us after the CTA started (128 threads' 16-byte copies behind the producer's first stages), the first Q K^T
 // 3.2-6.1 us in, and the epilogue's 16-byte stores took 1.0-1.8 us while the next CTA could not start (one CTA
 // per SM). Q and O by TMA: +2-4 % on the Llama shape, Gemma-3 +1-4 % (window 1024: +5-9 %).
+// Paired CTAs (kPair, the default at head_dim 64 / 128 with Q by TMA and an even number of KV heads;
+// ATTNBENCH_HOPPER_PAIR): one CTA runs the same q tile for two KV heads in a row, the second head's first Q K^T
+// beside the first's last P V, the first head's output stored from registers, so the prologue and epilogue above are
+// paid once per two items. H100 (results/h100/hopper-pairs-2026-12-06/, the twentieth session; no H200 came), Llama
+// shape ragged / page 64: b=4 x 4096 +4.8-5.1 %, b=16 x 1024 +14 %, b=1 +1-4 % (one noisy shape 0.96-0.99), head_dim
+// 64 +2-13 %. The first version, one loop with the hand-over inside it, was 1-2 % slower at head_dim 128 and 4-12 %
+// at 256 (the loop's code grew around the hand-over); peeled into three loops it is the kernel above. Head_dim 256
+// pairs without the carry (its hand-over does not fit the registers: the peeled carry spilled 248 bytes) are
+// compiled but off by default (ATTNBENCH_HOPPER_PAIR=2): not measured.
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
@@ -194,6 +203,13 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
       : "memory");
 }
+// One box of a 3-D tensor into the L2 only (no shared memory, no barrier).
+__device__ __forceinline__ void tma_prefetch_3d(const CUtensorMap* map, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
 // One box of shared memory into a 3-D tensor (coordinates innermost first); bulk-group completion.
 __device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, std::uint32_t src, int c0, int c1, int c2) {
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
@@ -286,10 +302,19 @@ __device__ __forceinline__ int kv_slot(const HopperArgs& a, int i, int kv_base, 
 //     resolving its rows' slots with dependent loads; one more stage at head_dim 64 / 128.
 //   kPingPong: the two consumer warpgroups take turns issuing their wgmma batches (named barriers 4 and 5), so
 //     that one's softmax runs while the other's matrix products do; both then visit every tile of the CTA.
-template <typename T, int D, bool kDeep, bool kPingPong>
+//   kPair (with both, and Q by TMA): one CTA runs the same q tile of two KV heads (2 * blockIdx.x and the next)
+//     one after the other, as one sequence of tiles: the second head's first Q K^T is issued beside the first
+//     head's last P V, and the first head's output leaves from registers while the second's tiles run, so a
+//     CTA's prologue (Q and first tiles landing) and epilogue (O through shared memory) are paid once per two
+//     items of work. Both heads see the same keys of the same request, so the tile list, the masks and the
+//     pages are the same; only the head offsets differ.
+template <typename T, int D, bool kDeep, bool kPingPong, bool kPair = false>
 __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __grid_constant__ HopperArgs a) {
 #ifdef ATTNBENCH_HOPPER_DEVICE
   using L = Layout<D, kDeep>;
+  static_assert(!kPair || (kDeep && kPingPong), "kPair runs on variant 3's schedule (and needs Q by TMA)");
+  // kPair: the second item's first Q K^T issued beside the first item's last P V (head_dim <= 128), or after it.
+  constexpr bool kCarry = D <= 128;
   constexpr int BN = L::BN, KS = L::kStagesK, VS = L::kStagesV;
   constexpr int kCpr = D / 8;  // 16-byte chunks per row
 
@@ -309,7 +334,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
   const std::uint32_t bar_empty_v = kSplit ? bar_full_v + 8 * VS : bar_empty_k;
   const std::uint32_t bar_q = base + L::kQBarOffset;  // q_tma: warpgroup w's Q tile has landed (bar_q + 8 * w)
 
-  const int kvh = blockIdx.x, b = blockIdx.z;
+  // kPair: items (KV heads) kvh and kvh + 1, in that order; else the one item kvh.
+  constexpr int kItems = kPair ? 2 : 1;
+  const int kvh = kItems * static_cast<int>(blockIdx.x), b = blockIdx.z;
   const cuda_detail::RequestView r = cuda_detail::request_view(a, b);
   const int group = a.group;
   const int tpt = kRows / group;  // tokens per CTA; rows [tpt * group, 128) are idle
@@ -392,6 +419,15 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         tma_load_3d(sQ + w * L::kQBytes + cb * kRowsPerWg * 128, &a.tmap_q, cb * 64, kvh * group,
                     r.q_begin + j0 + w * tokens_per_wg, bar_q + 8 * w);
     }
+    if constexpr (kPair) {
+      // The second item's Q into the L2 now; each consumer warpgroup loads it into its tile once its last Q K^T
+      // of the first item has completed.
+#pragma unroll
+      for (int w = 0; w < 2; ++w)
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb)
+          tma_prefetch_3d(&a.tmap_q, cb * 64, (kvh + 1) * group, r.q_begin + j0 + w * tokens_per_wg);
+    }
   }
 
   if (wg == 0) {
@@ -411,23 +447,28 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         const int m = (t_begin + i) * BN + tid;
         return tid < BN && m < r.kv_len ? kv_slot(a, b, r.kv_base, m) : -1;
       };
+      // kPair: the tiles of item 0, then the same tiles (the same keys and slots) of item 1: flattened tile i is
+      // tile i % n_tiles of item i / n_tiles, in the rings' order.
+      const int n_total = kItems * n_tiles;
       int next_slot = n_tiles > 0 ? slot_of(0) : -1;
       const int box_rows = a.tma_box_rows;
       if (box_rows > 0 && tid == 0) {
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&a.tmap_k)) : "memory");
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&a.tmap_v)) : "memory");
       }
-      for (int i = 0; i < n_tiles; ++i) {
+      for (int i = 0; i < n_total; ++i) {
+        const int item = kPair && i >= n_tiles ? 1 : 0;
+        const int li = i - item * n_tiles;  // the tile within the item
         int* const sb = slot_buf + (i & 1) * BN;
         if (tid < BN) sb[tid] = next_slot;
         named_bar_sync(3, 128);
-        if (i + 1 < n_tiles) next_slot = slot_of(i + 1);
+        if (i + 1 < n_total) next_slot = slot_of(li + 1 < n_tiles ? li + 1 : 0);
         // A tile of keys all below kv_len goes by TMA: one thread issues a box per (run of box_rows contiguous
         // slots, 64-column block), every box row a valid key (so no bounds are needed beyond the request's); the
         // others arrive. A tile that crosses kv_len takes the 16-byte copies, which zero-fill the keys past the
         // request (V rows of garbage would turn P = 0 into NaN in P V). K first, then V (split rings: each into
         // its own ring, each signalled; joint: one signal for both, before the boxes or after the copies).
-        const bool tma = box_rows > 0 && (t_begin + i + 1) * BN <= r.kv_len;
+        const bool tma = box_rows > 0 && (t_begin + li + 1) * BN <= r.kv_len;
         auto load = [&](std::uint32_t dst, const CUtensorMap* map, const T* src, std::uint32_t full, bool is_v) {
           if (tma) {
             const bool signal = kSplit || !is_v;
@@ -437,7 +478,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
                 const int slot = sb[r0];
 #pragma unroll
                 for (int cb = 0; cb < D / 64; ++cb)  // 1024-byte aligned boxes: box_rows % 8 == 0
-                  tma_load_3d(dst + cb * BN * 128 + r0 * 128, map, cb * 64, kvh, slot, full);
+                  tma_load_3d(dst + cb * BN * 128 + r0 * 128, map, cb * 64, kvh + item, slot, full);
               }
             } else if (signal) {
               mbar_arrive(full);
@@ -449,7 +490,8 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
             const int row = prow + p * kRpp;
             const int slot = sb[row];
             const bool valid = slot >= 0;
-            cp_async_16(dst + swz(row, pc, BN), src + (valid ? static_cast<std::int64_t>(slot) * stride : 0), valid);
+            cp_async_16(dst + swz(row, pc, BN), src + item * D + (valid ? static_cast<std::int64_t>(slot) * stride : 0),
+                        valid);
           }
           if (kSplit || is_v) cp_async_mbar_arrive_noinc(full);  // fires once this thread's copies so far have landed
         };
@@ -516,7 +558,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     const int tok_last = min(min((w * kRowsPerWg + kRowsPerWg - 1) / group, tpt - 1), r.q_len - 1 - j0);
     int i_lo = 0, i_hi = 0;
     if (kPingPong) {
-      i_hi = n_tiles;  // equal turn counts in both warpgroups; the mask covers what this warpgroup cannot see
+      i_hi = kItems * n_tiles;  // equal turn counts in both warpgroups; the mask covers what this warpgroup cannot see
     } else if (w * kRowsPerWg < rows_used && tok_first <= tok_last) {
       int whi = r.kv_len;
       if (a.causal) whi = min(whi, r.q_pos0 + j0 + tok_last - r.kv_pos0 + 1);
@@ -561,8 +603,10 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     // Soft cap, mask, online softmax of tile i held in s (exponentials written back into s); returns the
     // factors O must be scaled by, and whether any row of the warp needs it.
     float alpha[2];
+    // Flattened tile i (kPair: item i / n_tiles) -> its tile within the item.
+    auto local = [&](int i) { return kPair && i >= n_tiles ? i - n_tiles : i; };
     auto softmax = [&](int i) -> bool {
-      const int n0 = (t_begin + i) * BN;
+      const int n0 = (t_begin + local(i)) * BN;
       if (a.soft_cap > 0.0f) {
 #pragma unroll
         for (int e = 0; e < BN / 2; ++e) s[e] = tanhf(s[e] * a.cap_in) * a.cap_out;
@@ -626,7 +670,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     // completed (every consumer thread arrives).
     // A tile the producer copied with cp.async (generic proxy) needs a proxy fence before wgmma (async proxy)
     // reads it; a TMA tile (async proxy already) does not: the same test as the producer's.
-    auto by_tma = [&](int i) { return kDeep && a.tma_box_rows > 0 && (t_begin + i + 1) * BN <= r.kv_len; };
+    auto by_tma = [&](int i) { return kDeep && a.tma_box_rows > 0 && (t_begin + local(i) + 1) * BN <= r.kv_len; };
     auto wait_k = [&](int i) {
       mbar_wait(bar_full_k + 8 * (i % KS), (i / KS) & 1);
       if (!by_tma(i)) fence_proxy_async();
@@ -661,6 +705,69 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
     };
     if (pp && w == 1) named_bar_arrive(4, 256);
 
+    // Normalise o by the row state (mm, ll): the sinks of heads head[hr] + head_off join the denominator only; rows
+    // with no visible key give 0 and lse = -inf. Writes lse.
+    auto finalise = [&](const float (&mm)[2], const float (&ll)[2], int head_off) {
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        float l = ll[hr];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        float m = mm[hr];
+        float scale = 1.0f;
+        if (a.sinks) {
+          const float sink2 = a.sinks[head[hr] + head_off] * kLog2e;
+          const float m_new = fmaxf(m, sink2);
+          scale = fast_exp2(m - m_new);
+          l = l * scale + fast_exp2(sink2 - m_new);
+          m = m_new;
+        }
+        const float inv = l > 0.0f ? scale / l : 0.0f;
+#pragma unroll
+        for (int dt = 0; dt < D / 8; ++dt) {
+          o[dt * 4 + hr * 2] *= inv;
+          o[dt * 4 + hr * 2 + 1] *= inv;
+        }
+        if (a.lse && tq == 0 && rvalid[hr])
+          a.lse[static_cast<std::int64_t>(r.q_begin + jrow[hr]) * a.num_qo_heads + head[hr] + head_off] =
+              l > 0.0f ? (m + log2f(l)) * kLn2 : -INFINITY;
+      }
+    };
+    // kPair: the first item's output straight from registers (its Q tile, the staging area, holds the second
+    // item's Q by then). Lanes tq and tq ^ 1 swap one word so that each holds 4 consecutive values of its row:
+    // 8-byte stores, lanes 0-3 covering one 32-byte sector of a row per pair of 8-column blocks.
+    auto store_direct = [&](int head_off) {
+      T* const og = static_cast<T*>(a.o);
+      const bool odd = (tq & 1) != 0;
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        T* const orow =
+            og + (static_cast<std::int64_t>(r.q_begin + jrow[hr]) * a.num_qo_heads + head[hr] + head_off) * D;
+#pragma unroll
+        for (int k = 0; k < D / 16; ++k) {
+          const std::uint32_t wa = pack2<T>(o[(2 * k) * 4 + hr * 2], o[(2 * k) * 4 + hr * 2 + 1]);
+          const std::uint32_t wb = pack2<T>(o[(2 * k + 1) * 4 + hr * 2], o[(2 * k + 1) * 4 + hr * 2 + 1]);
+          const std::uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? wa : wb, 1);
+          const uint2 v = odd ? make_uint2(got, wb) : make_uint2(wa, got);
+          const int col = odd ? (2 * k + 1) * 8 + (tq - 1) * 2 : (2 * k) * 8 + tq * 2;
+          if (rvalid[hr]) *reinterpret_cast<uint2*>(orow + col) = v;
+        }
+      }
+    };
+    // kPair: the second item's Q into this warpgroup's tile, once every Q K^T of the first item has completed
+    // (the barrier: in all four warps); it was prefetched into the L2 at the start.
+    auto load_second_q = [&]() {
+      named_bar_sync(1 + w, 128);
+      if (ctid == 0) {
+        mbar_arrive_expect_tx(bar_q + 8 * w, L::kQBytes);
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb)
+          tma_load_3d(sQw + cb * kRowsPerWg * 128, &a.tmap_q, cb * 64, (kvh + 1) * group,
+                      r.q_begin + j0 + w * tokens_per_wg, bar_q + 8 * w);
+      }
+    };
+    float m_first[2], l_first[2];  // kPair: the first item's row state
+
     for (int i = 0; i < i_lo; ++i) pass_tile(i);
     if (i_lo < i_hi) {
       wait_k(i_lo);
@@ -673,14 +780,21 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       wgmma_wait<0>();
       fence_regs(s);
       release_k(i_lo);
+      if (kPair && i_lo == n_tiles - 1) load_second_q();
       softmax(i_lo);  // O is zero: no rescale
       to_p();
       // Steady state (the last tile is peeled off, so that every wgmma group here is issued unconditionally):
       // Q K^T of tile i + 1 and P V of tile i in flight together, then tile i + 1's softmax while P V runs. The
       // K stage of tile i + 1 is released as soon as its Q K^T has completed, the V stage of tile i after P V.
-      for (int i = i_lo; i + 1 < i_hi; ++i) {
+      // kPair: at i + 1 == n_tiles the first item's last P V runs beside the second item's first Q K^T (on the
+      // second Q, waited for before the turn); the first item's row state is put aside before the second's first
+      // softmax, and its output, complete once P V has, is normalised and stored before O restarts from zero.
+      // One step of the steady state; kStart (kPair only): the step whose Q K^T is the second item's first.
+      auto step = [&](int i, auto start_tag) {
+        constexpr bool kStart = decltype(start_tag)::value;
         wait_k(i + 1);
         wait_v(i);
+        if constexpr (kStart) mbar_wait(bar_q + 8 * w, 1);
         fence_regs(s);
         turn_wait();
         wgmma_fence();
@@ -695,12 +809,27 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         wgmma_wait<1>();  // the older group, Q K^T of tile i + 1, has completed
         fence_regs(s);
         release_k(i + 1);
+        if (kPair && i + 1 == n_tiles - 1) load_second_q();
+        if constexpr (kStart) {
+#pragma unroll
+          for (int hr = 0; hr < 2; ++hr) {
+            m_first[hr] = row_m[hr];
+            l_first[hr] = row_l[hr];
+            row_m[hr] = -INFINITY;
+            row_l[hr] = 0.0f;
+          }
+        }
         const bool rescale = softmax(i + 1);
         wgmma_wait<0>();
         fence_regs(o);
         fence_regs(pa);
         release_v(i);
-        if (rescale) {
+        if constexpr (kStart) {
+          finalise(m_first, l_first, 0);
+          store_direct(0);
+#pragma unroll
+          for (int e = 0; e < D / 2; ++e) o[e] = 0.0f;
+        } else if (rescale) {
 #pragma unroll
           for (int dt = 0; dt < D / 8; ++dt) {
             o[dt * 4 + 0] *= alpha[0];
@@ -710,6 +839,56 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
           }
         }
         to_p();
+      };
+      using Plain = std::integral_constant<bool, false>;
+      if constexpr (kPair && kCarry) {
+        // i_lo = 0 and i_hi = 2 * n_tiles (ping-pong), n_tiles >= 1: the first item's steps, the hand-over, the
+        // second item's steps, each loop the unpaired kernel's.
+        for (int i = 0; i + 1 < n_tiles; ++i) step(i, Plain{});
+        step(n_tiles - 1, std::integral_constant<bool, true>{});
+        for (int i = n_tiles; i + 1 < i_hi; ++i) step(i, Plain{});
+      } else if constexpr (kPair) {
+        // Without the carry (head_dim 256: the hand-over step's registers do not fit beside the loops'): the first
+        // item's steps and its last P V alone, its output stored, then the second item's first Q K^T alone and its
+        // steps; one more turn per item in both warpgroups, so the hand-overs stay paired.
+        for (int i = 0; i + 1 < n_tiles; ++i) step(i, Plain{});
+        wait_v(n_tiles - 1);
+        fence_regs(o);
+        fence_regs(pa);
+        turn_wait();
+        wgmma_fence();
+        issue_pv(n_tiles - 1);
+        wgmma_commit();
+        turn_pass();
+        wgmma_wait<0>();
+        fence_regs(o);
+        fence_regs(pa);
+        release_v(n_tiles - 1);
+        finalise(row_m, row_l, 0);
+        store_direct(0);
+#pragma unroll
+        for (int e = 0; e < D / 2; ++e) o[e] = 0.0f;
+#pragma unroll
+        for (int hr = 0; hr < 2; ++hr) {
+          row_m[hr] = -INFINITY;
+          row_l[hr] = 0.0f;
+        }
+        wait_k(n_tiles);
+        mbar_wait(bar_q + 8 * w, 1);
+        fence_regs(s);
+        turn_wait();
+        wgmma_fence();
+        issue_qk(n_tiles);
+        wgmma_commit();
+        turn_pass();
+        wgmma_wait<0>();
+        fence_regs(s);
+        release_k(n_tiles);
+        softmax(n_tiles);  // O is zero: no rescale
+        to_p();
+        for (int i = n_tiles; i + 1 < i_hi; ++i) step(i, Plain{});
+      } else {
+        for (int i = i_lo; i + 1 < i_hi; ++i) step(i, Plain{});
       }
       wait_v(i_hi - 1);
       fence_regs(o);
@@ -724,33 +903,12 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       fence_regs(pa);
       release_v(i_hi - 1);
     }
-    for (int i = i_hi; i < n_tiles; ++i) pass_tile(i);
-
-    // Finalise: sinks join the denominator only; rows with no visible key give 0 and lse = -inf.
-#pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      float l = row_l[hr];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      float m = row_m[hr];
-      float scale = 1.0f;
-      if (a.sinks) {
-        const float sink2 = a.sinks[head[hr]] * kLog2e;
-        const float m_new = fmaxf(m, sink2);
-        scale = fast_exp2(m - m_new);
-        l = l * scale + fast_exp2(sink2 - m_new);
-        m = m_new;
-      }
-      const float inv = l > 0.0f ? scale / l : 0.0f;
-#pragma unroll
-      for (int dt = 0; dt < D / 8; ++dt) {
-        o[dt * 4 + hr * 2] *= inv;
-        o[dt * 4 + hr * 2 + 1] *= inv;
-      }
-      if (a.lse && tq == 0 && rvalid[hr])
-        a.lse[static_cast<std::int64_t>(r.q_begin + jrow[hr]) * a.num_qo_heads + head[hr]] =
-            l > 0.0f ? (m + log2f(l)) * kLn2 : -INFINITY;
+    for (int i = i_hi; i < kItems * n_tiles; ++i) pass_tile(i);
+    if (kPair && n_tiles == 0) {  // no key visible: the first item's output is zeros (lse -inf) too
+      finalise(row_m, row_l, 0);
+      store_direct(0);
     }
+    finalise(row_m, row_l, (kItems - 1) * group);  // the last item's
 
     // O -> this warpgroup's Q tile (every wgmma that read it has completed) -> global: by TMA where every row is a
     // query of this request, else 16 bytes per store.
@@ -772,7 +930,8 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       if (ctid == 0) {
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
-          tma_store_3d(&a.tmap_o, sQw + cb * kRowsPerWg * 128, cb * 64, kvh * group, r.q_begin + j0 + w * tokens_per_wg);
+          tma_store_3d(&a.tmap_o, sQw + cb * kRowsPerWg * 128, cb * 64, (kvh + kItems - 1) * group,
+                       r.q_begin + j0 + w * tokens_per_wg);
         asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
       }
     } else {
@@ -787,7 +946,8 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         const int j = j0 + tok;
         if (lr < rows_used && j < r.q_len)
           *reinterpret_cast<uint4*>(
-              og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh * group + (lr - tok * group)) * D +
+              og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + (kvh + kItems - 1) * group +
+                    (lr - tok * group)) * D +
               c * 8) = *reinterpret_cast<const uint4*>(sQg + swz(rr, c, kRowsPerWg));
       }
     }
@@ -798,10 +958,10 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
 #endif
 }
 
-template <typename T, int D, bool kDeep, bool kPingPong>
+template <typename T, int D, bool kDeep, bool kPingPong, bool kPair>
 bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t stream) {
   using L = Layout<D, kDeep>;
-  auto* kernel = prefill_hopper_kernel<T, D, kDeep, kPingPong>;
+  auto* kernel = prefill_hopper_kernel<T, D, kDeep, kPingPong, kPair>;
   static const bool smem_set = [kernel] {
     ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes));
     return true;
@@ -810,24 +970,41 @@ bool launch(const HopperArgs& a, int max_q_len, int batch_size, cudaStream_t str
   const int tpt = kRows / a.group;
   const int q_tiles = (max_q_len + tpt - 1) / tpt;
   if (q_tiles > 65535) return false;
-  const dim3 grid(a.num_kv_heads, q_tiles, batch_size);
+  const dim3 grid(kPair ? a.num_kv_heads / 2 : a.num_kv_heads, q_tiles, batch_size);
   kernel<<<grid, kThreads, L::kSmemBytes, stream>>>(a);
   ATTNBENCH_CUDA_CHECK_LAUNCH();
   return true;
 }
 
-template <typename T, bool kDeep, bool kPingPong>
+template <typename T, bool kDeep, bool kPingPong, bool kPair = false>
 bool dispatch(const HopperArgs& a, int head_dim, int max_q_len, int batch_size, cudaStream_t stream) {
   switch (head_dim) {
     case 64:
-      return launch<T, 64, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
+      return launch<T, 64, kDeep, kPingPong, kPair>(a, max_q_len, batch_size, stream);
     case 128:
-      return launch<T, 128, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
+      return launch<T, 128, kDeep, kPingPong, kPair>(a, max_q_len, batch_size, stream);
     case 256:
-      return launch<T, 256, kDeep, kPingPong>(a, max_q_len, batch_size, stream);
+      return launch<T, 256, kDeep, kPingPong, kPair>(a, max_q_len, batch_size, stream);
     default:
       return false;
   }
+}
+
+// ATTNBENCH_HOPPER_PAIR: two KV heads per CTA (kPair) where the launch can take it (Q by TMA, an even number of KV
+// heads) and: 1 (unset) head_dim <= 128, 2 every head_dim (256 without the carry: not measured faster yet), 0 never.
+int hopper_pairs_mode() {
+  static const int mode = [] {
+    const char* e = std::getenv("ATTNBENCH_HOPPER_PAIR");
+    const std::string s = e ? e : "";
+    if (s.empty()) return 1;
+    if (s.size() == 1 && s[0] >= '0' && s[0] <= '2') return s[0] - '0';
+    throw InputError("ATTNBENCH_HOPPER_PAIR: expected 0, 1 or 2, got '" + s + "'");
+  }();
+  return mode;
+}
+bool use_pairs(const HopperArgs& a, int head_dim) {
+  const int mode = hopper_pairs_mode();
+  return a.q_tma == 1 && a.num_kv_heads % 2 == 0 && (mode == 2 || (mode == 1 && head_dim <= 128));
 }
 
 template <typename T>
@@ -837,7 +1014,8 @@ bool dispatch_variant(int variant, const HopperArgs& a, int head_dim, int max_q_
     case 1:
       return dispatch<T, true, false>(a, head_dim, max_q_len, batch_size, stream);
     case 2:
-    case 3:  // variant 2's schedule; the TMA is in the args (tma_box_rows)
+    case 3:  // variant 2's schedule; the TMA is in the args (tma_box_rows, q_tma)
+      if (use_pairs(a, head_dim)) return dispatch<T, true, true, true>(a, head_dim, max_q_len, batch_size, stream);
       return dispatch<T, true, true>(a, head_dim, max_q_len, batch_size, stream);
     default:
       return dispatch<T, false, false>(a, head_dim, max_q_len, batch_size, stream);
