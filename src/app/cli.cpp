@@ -343,6 +343,13 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
         throw InputError(name + ": '" + printable(value) + "' has an empty item (values separated by single commas)");
     }
   }
+  // One option under two of its names in a config file (context-len and context-length) is a duplicate, as on
+  // the command line: the formatter learns every alias's primary name.
+  for (const CLI::App* sub : {memory, run, validate})
+    for (const CLI::Option* opt : sub->get_options()) {
+      const auto& names = opt->get_lnames();
+      for (std::size_t i = 1; i < names.size(); ++i) config_formatter->primary_names[sub->get_name()][names[i]] = names[0];
+    }
   config_file = config_file_of(args);
   config_formatter->file = config_file;
   out.run.config_file = config_file;

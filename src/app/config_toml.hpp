@@ -18,6 +18,9 @@ class TomlConfig : public CLI::Config {
  public:
   std::string subcommand;  // the subcommand being run ("" when none): top-level keys and its section apply to it
   std::string file;        // the --config path, for messages
+  // Per subcommand: an option's other long names -> its first one (without dashes), so that parse() refuses one
+  // option written under two names.
+  std::map<std::string, std::map<std::string, std::string>> primary_names;
 
   // core/toml_config.hpp's check_config_file: call it before CLI::App::parse (CLI11 opens the file).
   static void check_file(const std::string& path) { check_config_file(path); }

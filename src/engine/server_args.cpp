@@ -29,19 +29,16 @@ std::vector<int> default_capture_batch_sizes(int max_bs, bool speculative) {
 }
 
 std::vector<int> ServerArgs::capture_batch_sizes() const {
-  if (!cuda_graph_bs.empty()) {
-    std::vector<int> v = cuda_graph_bs;
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-  }
-  std::vector<int> v = default_capture_batch_sizes(cuda_graph_max_bs, speculative_num_draft_tokens > 0);
-  // get_batch_sizes_to_capture (base_cuda_graph_runner.py L92-94): bs <= req_to_token_pool.size, padded up
-  // so that the largest possible batch is still captured.
-  if (!v.empty() && v.back() > max_running_requests) {
-    std::erase_if(v, [this](int b) { return b > max_running_requests; });
-    v.push_back(max_running_requests);
-  }
+  std::vector<int> v =
+      cuda_graph_bs.empty() ? default_capture_batch_sizes(cuda_graph_max_bs, speculative_num_draft_tokens > 0) : cuda_graph_bs;
+  // get_batch_sizes_to_capture (0.5.23 wheel, model_executor/runner/base_cuda_graph_runner.py L92-102), for the
+  // default and an explicit list alike: where the list reaches past req_to_token_pool.size (the running-request
+  // cap) that size is added, sizes above it are dropped, and the list is sorted without repeats (attention TP 1:
+  // the alignment filter keeps every size).
+  if (!v.empty() && *std::max_element(v.begin(), v.end()) > max_running_requests) v.push_back(max_running_requests);
+  std::erase_if(v, [this](int b) { return b > max_running_requests; });
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
 }
 

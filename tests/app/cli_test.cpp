@@ -84,6 +84,26 @@ TEST(Cli, SglangFlagNamesAndTheOldAliases) {
               std::string::npos)
         << e.what();
   }
+  // Two names of one option (an alias and its primary name), in either order, at the top level or in a section.
+  const std::vector<std::pair<std::string, std::string>> aliased = {
+      {"context-len = 4096\ncontext-length = 2048\n", "line 2: duplicate key 'context-length' (also written as 'context-len': both are --context-length)"},
+      {"context-length = 2048\ncontext_len = 4096\n", "line 2: duplicate key 'context_len' (also written as 'context-length': both are --context-length)"},
+      {"draft_tokens = 3\n[run]\nspeculative_num_draft_tokens = 5\n", "line 3: duplicate key 'speculative_num_draft_tokens'"},
+      {"backend = \"flashinfer\"\n[run]\nattention-backend = \"trtllm_mha\"\n", "line 3: duplicate key 'attention-backend'"},
+  };
+  for (const auto& [text, want] : aliased) {
+    test::write_file(d.file("alias.toml"), text);
+    for (const char* sub : {"run", "validate", "memory"}) {
+      if (text.find("draft") != std::string::npos && std::string(sub) == "memory") continue;  // [run] only
+      if (text.find("[run]") != std::string::npos && std::string(sub) != "run") continue;
+      try {
+        parse_cli({sub, "--config", d.file("alias.toml")});
+        ADD_FAILURE() << sub << ": one option under two names was accepted: " << text;
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << sub << ": " << e.what();
+      }
+    }
+  }
 }
 
 TEST(Cli, HelpAndVersionExitZero) {

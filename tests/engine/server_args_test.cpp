@@ -38,6 +38,26 @@ TEST(CaptureList, ExplicitListAndRequestPoolCap) {
   EXPECT_EQ(b.capture_batch_sizes(), (std::vector<int>{1, 2, 4, 8, 12, 16, 20}));
 }
 
+// SGLang's get_batch_sizes_to_capture ends in sorted(set(...)): a cap that is itself in the list is not captured
+// twice, and an explicit list is capped like the default one.
+TEST(CaptureList, CapAlreadyInTheListAndExplicitListsAreCapped) {
+  ServerArgs a;
+  a.max_running_requests = 16;
+  EXPECT_EQ(a.capture_batch_sizes(), (std::vector<int>{1, 2, 4, 8, 12, 16}));
+  ServerArgs b;
+  b.cuda_graph_bs = {8, 64};
+  b.max_running_requests = 4;
+  EXPECT_EQ(b.capture_batch_sizes(), (std::vector<int>{4}));
+  ServerArgs c;
+  c.cuda_graph_bs = {2, 64, 8};
+  c.max_running_requests = 10;
+  EXPECT_EQ(c.capture_batch_sizes(), (std::vector<int>{2, 8, 10}));
+  ServerArgs d;
+  d.cuda_graph_bs = {2, 8};
+  d.max_running_requests = 10;  // nothing past the cap: nothing added
+  EXPECT_EQ(d.capture_batch_sizes(), (std::vector<int>{2, 8}));
+}
+
 TEST(ProcessEnv, SeededFromArgsAndWritable) {
   ServerArgs a;
   ProcessEnv e(a);
