@@ -87,6 +87,15 @@ int run_report_command(const ReportOptions& o, std::ostream& out, const BackendC
   if (!o.plots.empty()) extras.figures = figure_links(o.plots, o.out);
   std::optional<MemoryReport> memory;
   if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
+  if (memory) {  // one report, one modelled SGLang: as compare refuses two without --allow-version-mismatch
+    std::string modelled;
+    for (const auto& [key, value] : memory->context)
+      if (key == "sglang") modelled = value.substr(0, value.find(' '));
+    for (const ResultRow& r : set.rows)
+      if (!modelled.empty() && !r.sglang_version.empty() && r.sglang_version != modelled)
+        throw InputError("report: --memory " + o.memory + " models SGLang " + modelled + ", " + o.results +
+                         " SGLang " + r.sglang_version + " (row " + r.case_id + "): measure both with one --sglang");
+  }
   std::vector<ResultSet> peers;
   for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));
   {  // a peer row twice (two --peers files, or RESULTS' own peer rows and a --peers file): refused, not dropped

@@ -178,6 +178,14 @@ void check_sweep_size(const RunPlan& p, std::int64_t trace_requests) {
 std::vector<Case> expand_cases(const RunPlan& p) {
   validate(p);  // checks the sweep's size too (a trace counted as one request per case)
   const LengthDist dist = parse_length_dist(p.length_dist);
+  // The lower end of a drawn length: --length-min, which must not pass the length L it is drawn up to (the id says
+  // "[min,L]"; clamping it would run fixed lengths under a distribution's name).
+  const auto low_end = [&](int L, const char* axis) {
+    if (dist != LengthDist::fixed && p.length_min > L)
+      throw InputError("--length-min: " + std::to_string(p.length_min) + " is above " + axis + " " + std::to_string(L) +
+                       " (lengths are drawn in [--length-min, L])");
+    return std::max(1, std::min(p.length_min, L));
+  };
   std::vector<TraceRequest> trace;
   if (!p.trace.empty()) {
     trace = read_trace(p.trace);
@@ -244,15 +252,19 @@ std::vector<Case> expand_cases(const RunPlan& p) {
         } else if (mode == ForwardMode::extend) {
           const std::uint64_t s1 = seed * 2654435761u + 11, s2 = seed * 2654435761u + 29;
           const auto pre = ax.a == 0 ? std::vector<int>(ax.batch, 0)
-                                     : draw_lengths(dist, ax.batch, std::max(1, std::min(p.length_min, ax.a)), ax.a, p.zipf_s, s1);
-          const auto ext = draw_lengths(dist, ax.batch, std::max(1, std::min(p.length_min, ax.b)), ax.b, p.zipf_s, s2);
+                                     : draw_lengths(dist, ax.batch, low_end(ax.a, "--prefix-len"), ax.a, p.zipf_s, s1);
+          const auto ext = draw_lengths(dist, ax.batch, low_end(ax.b, "--extend-len"), ax.b, p.zipf_s, s2);
           c.prefix_lens.assign(pre.begin(), pre.end());
           c.new_lens.assign(ext.begin(), ext.end());
           id += "/b=" + std::to_string(ax.batch) + "/prefix=" + std::to_string(ax.a) + "/ext=" + std::to_string(ax.b) +
                 dist_suffix(p);
         } else {
           const auto kv = ax.a == 0 ? std::vector<int>(ax.batch, 0)
-                                    : draw_lengths(dist, ax.batch, std::max(1, std::min(p.length_min, ax.a)), ax.a, p.zipf_s,
+                                    : draw_lengths(dist, ax.batch,
+                                                   low_end(ax.a, mode == ForwardMode::target_verify && !p.verify_kv_lens.empty()
+                                                                     ? "--verify-kv-len"
+                                                                     : "--kv-len"),
+                                                   ax.a, p.zipf_s,
                                                    seed * 2654435761u + 7);
           c.prefix_lens.assign(kv.begin(), kv.end());
           c.new_lens.assign(static_cast<std::size_t>(ax.batch), mode == ForwardMode::decode ? 1 : p.draft_tokens);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <set>
 #include <type_traits>
 
@@ -97,6 +98,16 @@ void validate_axes(const RunPlan& p) {
   for (const auto& m : p.modes) parse_mode(m);
   for (const auto& d : p.dtypes) parse_kv_cache_dtype(p.model.kv_cache_dtype, parse_dtype(d, "--dtype"));
   reject_repeated(p.models, "--model");
+  {  // two spellings of one model (a preset and a config.json of the same name, two folders named alike): their
+     // case ids would be the same, and compare / report / --resume would take one for the other
+    std::map<std::string, std::string> by_name;
+    for (const auto& m : p.models) {
+      const auto [at, fresh] = by_name.emplace(find_model_preset(m).name, m);
+      if (!fresh)
+        throw InputError("--model: '" + printable(at->second) + "' and '" + printable(m) + "' are both model '" +
+                         printable(at->first) + "' (case ids name the model: give one, or rename a config's folder)");
+    }
+  }
   reject_repeated(p.backends, "--attention-backend (--backend)");
   reject_repeated(p.modes, "--mode");
   reject_repeated(p.dtypes, "--dtype");

@@ -339,6 +339,16 @@ std::vector<Case> cases() {
                "report {D}/base.csv --out {D}/link.md", 2, {"is the RESULTS file"}});
   v.push_back({"inputs", "report --memory M --out M", none,
                "report {D}/base.csv --memory {D}/mem.json --out {D}/mem.json", 2, {"is the --memory file"}});
+  v.push_back({"evidence", "report --memory of another SGLang",
+               [file](const TempDir& d) {
+                 file("v.csv", csv_with("sglang_version", "0.5.23"))(d);
+                 file("mem-old.json", R"J({"schema": "attnbench.memory", "schema_version": 1, "model": "tiny",
+                    "context": {"sglang": "30cb848d4 (FlashInfer 0.6.15.post1)"}, "kv_bytes_per_token": 1024,
+                    "backends": [{"backend": "flashinfer", "phases": [{"phase": "construct", "device_bytes": 1000,
+                    "pinned_bytes": 0}]}]})J")(d);
+               },
+               "report {D}/v.csv --memory {D}/mem-old.json", 2,
+               {"--memory {D}/mem-old.json models SGLang 30cb848d4", "SGLang 0.5.23"}});
   v.push_back({"inputs", "report --peers P --out P", none,
                "report {D}/base.csv --peers {D}/lib.csv --out {D}/lib.csv", 2, {"is the --peers file"}});
   v.push_back({"inputs", "report --peers P --out (symlink to P)", symlink("lib.csv", "sym.md"),

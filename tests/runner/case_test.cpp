@@ -61,6 +61,44 @@ TEST(ExpandCases, VerifyAndDistributions) {
   EXPECT_EQ(expand_cases(p)[1].prefix_lens, cases[1].prefix_lens) << "same seed, same lengths";
 }
 
+// --length-min above a length it is drawn up to is bad input naming both (not fixed lengths under the
+// distribution's name); equal to it, or under the fixed distribution, it is fine.
+TEST(ExpandCases, LengthMinAboveTheLengthIsAnError) {
+  RunPlan p;
+  p.models = {"tiny"};
+  p.modes = {"decode"};
+  p.batches = {4};
+  p.kv_lens = {100};
+  p.length_dist = "zipf";
+  p.length_min = 2000;
+  auto message = [&p] {
+    try {
+      expand_cases(p);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(), "--length-min: 2000 is above --kv-len 100 (lengths are drawn in [--length-min, L])");
+  p.modes = {"extend"};
+  p.prefix_lens = {0};
+  p.extend_lens = {512};
+  p.length_dist = "uniform";
+  p.length_min = 600;
+  EXPECT_EQ(message(), "--length-min: 600 is above --extend-len 512 (lengths are drawn in [--length-min, L])");
+  p.prefix_lens = {100};
+  p.extend_lens = {1024};
+  EXPECT_EQ(message(), "--length-min: 600 is above --prefix-len 100 (lengths are drawn in [--length-min, L])");
+  p.modes = {"verify"};
+  p.verify_kv_lens = {300};
+  EXPECT_EQ(message(), "--length-min: 600 is above --verify-kv-len 300 (lengths are drawn in [--length-min, L])");
+  p.length_min = 300;  // equal: every drawn length is L
+  EXPECT_EQ(message(), "no error");
+  p.length_min = 600;
+  p.length_dist = "fixed";  // fixed lengths ignore --length-min
+  EXPECT_EQ(message(), "no error");
+}
+
 TEST(ExpandCases, TraceGivesTheBatch) {
   test::TempDir d;
   test::write_file(d.file("t.csv"), "request_id,prefix_len,extend_len\na,10,5\nb,0,7\n");

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "runner/case.hpp"
 #include "runner/sampler.hpp"
+#include "support/test_util.hpp"
 
 namespace attnbench {
 namespace {
@@ -97,6 +98,20 @@ TEST(Plan, ModelServerAndBackendOptionsAreCheckedInTheSamePass) {
   verify.modes = {"verify"};
   verify.draft_tokens = 16;
   EXPECT_NO_THROW(validate(verify));
+}
+
+// Two --model values that are one model by name (the preset and a config.json of that name) would give rows of
+// two models one case id: refused, naming both.
+TEST(Plan, TwoModelsOfOneNameAreRefused) {
+  test::TempDir d;
+  test::write_file(d.file("tiny.json"), test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+  const std::string path = d.file("tiny.json");
+  expect_message([&path](RunPlan& p) { p.models = {"tiny", path}; },
+                 "--model: 'tiny' and '" + path + "' are both model 'tiny' (case ids name the model: give one, or "
+                 "rename a config's folder)");
+  RunPlan p = tiny_plan();
+  p.models = {path};
+  EXPECT_NO_THROW(validate(p)) << "one spelling alone is fine";
 }
 
 TEST(Plan, ResolveBackendsExpandsAllAndDropsDuplicates) {
