@@ -55,9 +55,10 @@
 // paid once per two items. H100 (results/h100/hopper-pairs-2026-12-06/, the twentieth session; no H200 came), Llama
 // shape ragged / page 64: b=4 x 4096 +4.8-5.1 %, b=16 x 1024 +14 %, b=1 +1-4 % (one noisy shape 0.96-0.99), head_dim
 // 64 +2-13 %. The first version, one loop with the hand-over inside it, was 1-2 % slower at head_dim 128 and 4-12 %
-// at 256 (the loop's code grew around the hand-over); peeled into three loops it is the kernel above. Head_dim 256
-// pairs without the carry (its hand-over does not fit the registers: the peeled carry spilled 248 bytes) are
-// compiled but off by default (ATTNBENCH_HOPPER_PAIR=2): not measured.
+// at 256 (the loop's code grew around the hand-over); peeled into three loops it is the kernel above. At head_dim 256
+// the peeled carry spilled 248 bytes (the second head's scores beside the first's whole output), and pairs without
+// the carry (the first head's last P V alone, then the second's first Q K^T) measured 0.88-0.99 of one head per CTA
+// (windowed layers 0.88-0.93): head_dim 256 stays unpaired.
 // The descriptor fields (start >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4
 // in 32-45, layout 1 = 128-byte swizzle in 62-63) and the canonical layouts (K-major: 8-row groups SBO = 1024
 // bytes apart, a k16 step = +32 bytes within the 128-byte row; MN-major: LBO = the distance between 64-element
@@ -313,8 +314,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
 #ifdef ATTNBENCH_HOPPER_DEVICE
   using L = Layout<D, kDeep>;
   static_assert(!kPair || (kDeep && kPingPong), "kPair runs on variant 3's schedule (and needs Q by TMA)");
-  // kPair: the second item's first Q K^T issued beside the first item's last P V (head_dim <= 128), or after it.
-  constexpr bool kCarry = D <= 128;
+  static_assert(!kPair || D <= 128, "head_dim 256 is not paired: the hand-over's registers do not fit");
   constexpr int BN = L::BN, KS = L::kStagesK, VS = L::kStagesV;
   constexpr int kCpr = D / 8;  // 16-byte chunks per row
 
@@ -841,51 +841,11 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         to_p();
       };
       using Plain = std::integral_constant<bool, false>;
-      if constexpr (kPair && kCarry) {
+      if constexpr (kPair) {
         // i_lo = 0 and i_hi = 2 * n_tiles (ping-pong), n_tiles >= 1: the first item's steps, the hand-over, the
         // second item's steps, each loop the unpaired kernel's.
         for (int i = 0; i + 1 < n_tiles; ++i) step(i, Plain{});
         step(n_tiles - 1, std::integral_constant<bool, true>{});
-        for (int i = n_tiles; i + 1 < i_hi; ++i) step(i, Plain{});
-      } else if constexpr (kPair) {
-        // Without the carry (head_dim 256: the hand-over step's registers do not fit beside the loops'): the first
-        // item's steps and its last P V alone, its output stored, then the second item's first Q K^T alone and its
-        // steps; one more turn per item in both warpgroups, so the hand-overs stay paired.
-        for (int i = 0; i + 1 < n_tiles; ++i) step(i, Plain{});
-        wait_v(n_tiles - 1);
-        fence_regs(o);
-        fence_regs(pa);
-        turn_wait();
-        wgmma_fence();
-        issue_pv(n_tiles - 1);
-        wgmma_commit();
-        turn_pass();
-        wgmma_wait<0>();
-        fence_regs(o);
-        fence_regs(pa);
-        release_v(n_tiles - 1);
-        finalise(row_m, row_l, 0);
-        store_direct(0);
-#pragma unroll
-        for (int e = 0; e < D / 2; ++e) o[e] = 0.0f;
-#pragma unroll
-        for (int hr = 0; hr < 2; ++hr) {
-          row_m[hr] = -INFINITY;
-          row_l[hr] = 0.0f;
-        }
-        wait_k(n_tiles);
-        mbar_wait(bar_q + 8 * w, 1);
-        fence_regs(s);
-        turn_wait();
-        wgmma_fence();
-        issue_qk(n_tiles);
-        wgmma_commit();
-        turn_pass();
-        wgmma_wait<0>();
-        fence_regs(s);
-        release_k(n_tiles);
-        softmax(n_tiles);  // O is zero: no rescale
-        to_p();
         for (int i = n_tiles; i + 1 < i_hi; ++i) step(i, Plain{});
       } else {
         for (int i = i_lo; i + 1 < i_hi; ++i) step(i, Plain{});
@@ -983,28 +943,28 @@ bool dispatch(const HopperArgs& a, int head_dim, int max_q_len, int batch_size, 
       return launch<T, 64, kDeep, kPingPong, kPair>(a, max_q_len, batch_size, stream);
     case 128:
       return launch<T, 128, kDeep, kPingPong, kPair>(a, max_q_len, batch_size, stream);
-    case 256:
-      return launch<T, 256, kDeep, kPingPong, kPair>(a, max_q_len, batch_size, stream);
+    case 256:  // never paired (use_pairs)
+      return launch<T, 256, kDeep, kPingPong, false>(a, max_q_len, batch_size, stream);
     default:
       return false;
   }
 }
 
-// ATTNBENCH_HOPPER_PAIR: two KV heads per CTA (kPair) where the launch can take it (Q by TMA, an even number of KV
-// heads) and: 1 (unset) head_dim <= 128, 2 every head_dim (256 without the carry: not measured faster yet), 0 never.
-int hopper_pairs_mode() {
-  static const int mode = [] {
+// ATTNBENCH_HOPPER_PAIR: 1 (unset) = two KV heads per CTA (kPair) where the launch can take it (head_dim 64 / 128,
+// Q by TMA, an even number of KV heads), 0 = one per CTA. Head_dim 256 is never paired: measured slower on an H100
+// both with the carry (the first version) and without it (results/h100/hopper-pairs-2026-12-06/).
+bool hopper_pairs_enabled() {
+  static const bool on = [] {
     const char* e = std::getenv("ATTNBENCH_HOPPER_PAIR");
     const std::string s = e ? e : "";
-    if (s.empty()) return 1;
-    if (s.size() == 1 && s[0] >= '0' && s[0] <= '2') return s[0] - '0';
-    throw InputError("ATTNBENCH_HOPPER_PAIR: expected 0, 1 or 2, got '" + s + "'");
+    if (s.empty() || s == "1") return true;
+    if (s == "0") return false;
+    throw InputError("ATTNBENCH_HOPPER_PAIR: expected 0 or 1, got '" + s + "'");
   }();
-  return mode;
+  return on;
 }
 bool use_pairs(const HopperArgs& a, int head_dim) {
-  const int mode = hopper_pairs_mode();
-  return a.q_tma == 1 && a.num_kv_heads % 2 == 0 && (mode == 2 || (mode == 1 && head_dim <= 128));
+  return head_dim <= 128 && a.q_tma == 1 && a.num_kv_heads % 2 == 0 && hopper_pairs_enabled();
 }
 
 template <typename T>
