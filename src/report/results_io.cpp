@@ -505,6 +505,17 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
   return rows_from_csv_text(path, read_results_text(path));
 }
 
+std::vector<ResultRow> read_results_csv_for_resume(const std::string& path, bool* torn) {
+  std::string text = read_results_text(path);
+  *torn = false;
+  const auto last_lf = text.rfind('\n');
+  if (!text.empty() && text.back() != '\n' && last_lf != std::string::npos) {  // the header whole, a row cut off
+    text.resize(last_lf + 1);
+    *torn = true;
+  }
+  return rows_from_csv_text(path, text);
+}
+
 std::string result_row_domain_error(const ResultRow& row) {
   for (const Column& c : kColumns)
     if (std::string e = std::visit(DomainCheck{row, c.name}, c.field); !e.empty()) return e;

@@ -219,6 +219,10 @@ class ResultsCsvWriter {
 // Limitation of the CSV parser (fast-cpp-csv-parser): a field holding a line feed cannot be read back.
 std::vector<ResultRow> read_results_csv(const std::string& path);
 
+// read_results_csv for --resume: a last line without its line feed (a run killed while writing a row) is left
+// out and *torn set, so that its case runs again; every other line is read as read_results_csv reads it.
+std::vector<ResultRow> read_results_csv_for_resume(const std::string& path, bool* torn);
+
 
 // "case_id|backend|timing": the pairing key of a row and the key of its samples in a SampleMap.
 std::string sample_key(const ResultRow& row);

@@ -111,7 +111,9 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     check_resume_options(read_json_environment(files.json, "--resume: JSON report"), shaping, files.csv, files.json);
   }
   // A graph row is written where case_runner.cpp's want_graph holds: --timing names graph, on a CUDA device.
-  const ResumePoint todo = resume_from(cases, backends, resuming ? read_results_csv(files.csv) : std::vector<ResultRow>{},
+  bool torn = false;  // the file's last row was cut off (no line feed): dropped, and the file rewritten without it
+  const ResumePoint todo = resume_from(cases, backends,
+                                       resuming ? read_results_csv_for_resume(files.csv, &torn) : std::vector<ResultRow>{},
                                        s.graph && resolved == DeviceChoice::cuda);
   // "-" is stdout (--out - or --json -): then stdout holds that document alone, and the table, the summary and the
   // Markdown report go to stderr with the progress.
@@ -124,8 +126,9 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
             << (csv_stdout ? std::string("stdout") : printable(files.csv)) << "\n";
   if (resuming)
     std::cerr << "attnbench: --resume: " << todo.cases_done << " case(s) already in " << printable(files.csv) << ", "
-              << todo.cases.size() << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "") << "\n";
-  prepare_sweep_files(files, todo.dropped_partial, todo.kept);
+              << todo.cases.size() << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "")
+              << (torn ? " (its last line, cut off before its line feed, dropped)" : "") << "\n";
+  prepare_sweep_files(files, todo.dropped_partial || torn, todo.kept);
   std::optional<ResultsFileWriter> writer;
   if (csv_stdout) {
     out << results_csv_header() << "\n" << std::flush;

@@ -449,6 +449,36 @@ TEST(HostileInput, ResumeResumesTheSameSweep) {
     const Result r = run(plus(tr, {"--resume"}), d);
     t.add("the --trace file changed", rejected(r, {"--resume", "--trace"}), r);
   }
+  {  // a run killed while writing a row: its last line has no line feed; --resume drops it and runs its case again
+    TempDir d;
+    fresh(d);
+    const std::string whole = test::read_file(d.file("r.csv"));
+    const auto rows_before = read_results_csv(d.file("r.csv")).size();
+    const auto last_start = whole.rfind('\n', whole.size() - 2) + 1;
+    test::write_file(d.file("r.csv"), whole.substr(0, last_start + (whole.size() - last_start) / 2));
+    const Result r = run(with("--seed", "1,2"), d);
+    std::vector<std::string> p;
+    if (r.exit_code != 0) p.push_back("exit " + std::to_string(r.exit_code) + ", not 0");
+    if (!has(r.err, "cut off before its line feed, dropped")) p.push_back("stderr does not say the torn line was dropped");
+    try {
+      const auto rows = read_results_csv(d.file("r.csv"));
+      if (rows.size() != rows_before) p.push_back(std::to_string(rows.size()) + " rows after, not " + std::to_string(rows_before));
+    } catch (const std::exception& e) {
+      p.push_back(std::string("the CSV does not read back: ") + e.what());
+    }
+    // The complete cases' lines stay as they were, first; the torn row's case (all its rows) ran again after them.
+    const auto rows = read_results_csv(first.file("r.csv"));
+    const std::string torn_case = rows.back().case_id;
+    std::string kept;
+    std::size_t at = whole.find('\n') + 1;  // after the header
+    kept = whole.substr(0, at);
+    for (std::size_t end; (end = whole.find('\n', at)) != std::string::npos; at = end + 1) {
+      const std::string line = whole.substr(at, end - at + 1);
+      if (line.find("," + torn_case + ",") == std::string::npos) kept += line;
+    }
+    if (test::read_file(d.file("r.csv")).rfind(kept, 0) != 0) p.push_back("the complete cases' rows changed");
+    t.add("--resume after a row cut off mid-line", p, r);
+  }
   {  // the exit code covers the whole file: a failed row written earlier still makes it 1
     TempDir d;
     fresh(d);
