@@ -1,5 +1,6 @@
 #include "report/run_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <optional>
@@ -20,12 +21,18 @@ std::string fmt(const std::optional<double>& v, int prec = 1) {
 }  // namespace
 
 void print_run_table(std::ostream& out, const std::vector<ResultRow>& rows) {
-  out << std::left << std::setw(58) << "case" << std::setw(19) << "backend" << std::setw(7) << "timing" << std::setw(8)
+  // Columns as wide as their longest entry plus a space (an fp8 or sinks case id runs past 58 characters).
+  int case_w = 58, backend_w = 19;
+  for (const ResultRow& r : rows) {
+    case_w = std::max(case_w, static_cast<int>(r.case_id.size()) + 1);
+    backend_w = std::max(backend_w, static_cast<int>(r.backend.size()) + 1);
+  }
+  out << std::left << std::setw(case_w) << "case" << std::setw(backend_w) << "backend" << std::setw(7) << "timing" << std::setw(8)
       << "status" << std::right << std::setw(12) << "median us" << std::setw(22) << "p10-p90 us" << std::setw(8) << "TB/s"
       << std::setw(9) << "TFLOP/s" << std::setw(11) << "ref err" << std::setw(5) << "ref"
       << "  bitwise equal to\n";
   for (const ResultRow& r : rows) {
-    out << std::left << std::setw(58) << r.case_id << std::setw(19) << r.backend << std::setw(7) << r.timing << std::setw(8)
+    out << std::left << std::setw(case_w) << r.case_id << std::setw(backend_w) << r.backend << std::setw(7) << r.timing << std::setw(8)
         << r.status << std::right << std::setw(12) << fmt(r.step_median_us) << std::setw(22)
         << (r.step_p10_us ? fmt(r.step_p10_us) + " - " + fmt(r.step_p90_us) : std::string("-")) << std::setw(8)
         << fmt(r.tb_per_s, 2) << std::setw(9) << fmt(r.tflops, 1) << std::setw(11)

@@ -48,6 +48,18 @@ TEST(RunSummary, OneLinePerRowWithDashesForMissingValues) {
   // Columns line up: the status column starts at the same offset in every line.
   EXPECT_EQ(header.find("status"), a.find("ok"));
   EXPECT_EQ(header.find("status"), b.find("skipped"));
+  // A case id longer than the default column (fp8 extend ids run past 58 characters) widens the column: every line
+  // still has a space between the id and the backend, and the columns still line up.
+  ResultRow long_id = ok;
+  long_id.case_id = "extend/gpt-oss-20b/L=24/b=16/prefix=4096/ext=512/p=64/bf16/sinks/kvcache=fp8_e4m3";
+  std::ostringstream wide;
+  print_run_table(wide, {ok, long_id});
+  std::istringstream wl(wide.str());
+  std::string h2, r1, r2;
+  ASSERT_TRUE(std::getline(wl, h2) && std::getline(wl, r1) && std::getline(wl, r2));
+  EXPECT_NE(r2.find(long_id.case_id + " trtllm_mha"), std::string::npos) << r2;
+  EXPECT_EQ(h2.find("backend"), r1.find("trtllm_mha"));
+  EXPECT_EQ(h2.find("backend"), r2.find("trtllm_mha"));
 }
 
 // The run's verdict on the change: every ok candidate row with an ok baseline row of the same case and timing
