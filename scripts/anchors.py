@@ -12,8 +12,9 @@ unit is TFLOP/s for extend and TB/s for decode; ratio_to_best = attnbench / max(
 What each figure is:
   attnbench  the best `tflops` (extend) or `tb_per_s` (decode) of the case's ok rows in attnbench's results
              CSV (any backend, any timing; not a row whose note says "unwindowed: ": a backend that computed other
-             attention than the model's windowed layers, SGLang's FlashInfer extend on Gemma): attention FLOPs or bytes of the step over its forward time, the
-             metadata excluded, the L2 flushed before each step (docs/result-schema.md). The forward time is
+             attention than the model's windowed layers, SGLang's FlashInfer extend on Gemma): attention FLOPs or
+             bytes of the step over its forward time, the metadata excluded, the L2 flushed before each step
+             (docs/result-schema.md). The forward time is
              SGLang's forward: the new tokens' K / V written into the cache, then the attention.
   cudnn/flash  one layer's step of the same shape with PyTorch's kernels, timed the same way: the new tokens'
              K / V written into pool slots (one device-to-device copy_ of [batch * extend_len, 2, Hkv, D], the
