@@ -802,7 +802,7 @@ class Workload:
         # path the peer runs.
         self.quantize_new = c.kv_fp8 and c.mode != "extend"
         self.refs = {layer: self.reference(layer) for layer in validated_layers(c.layers)}
-        self.refs_unwindowed: Dict[Tuple[int, str], object] = {}  # (layer, model) -> other window models
+        self.refs_other: Dict[Tuple[int, str], object] = {}  # (layer, window model) -> the other models' references
 
     # Which keys a layer's window hides in a reference (Workload.reference / check):
     #   "windowed": every key outside the window (the model's attention);
@@ -811,15 +811,14 @@ class Workload:
     #   FlashInfer computes if its ragged half ignores the window (docs/facts-0.5.23.md section 13).
     WINDOW_MODELS = ("windowed", "unwindowed", "prefix")
 
-    def reference(self, layer: int, windowed: bool = True, model: Optional[str] = None):
+    def reference(self, layer: int, model: str = "windowed"):
         """float64 attention per request on K / V gathered by logical position (prefix from the pool, new
-        tokens from k / v), causal with the prefix offset, the layer's window as `model` says (default:
-        "windowed", or "unwindowed" for windowed=False): no backend metadata involved."""
+        tokens from k / v), causal with the prefix offset, the layer's window as `model` (one of WINDOW_MODELS)
+        says: no backend metadata involved."""
         torch = _torch()
         c = self.c
         Hq, Hkv, D = c.num_qo_heads, c.num_kv_heads, c.head_dim
         group = Hq // Hkv
-        model = model or ("windowed" if windowed else "unwindowed")
         if model not in self.WINDOW_MODELS:
             raise ValueError(f"reference: unknown window model {model!r}")
         window = c.layer_windows[layer] if model != "unwindowed" else -1
@@ -855,18 +854,17 @@ class Workload:
             q_at += n
         return torch.cat(outs)
 
-    def check(self, layer: int, got, windowed: bool = True, model: Optional[str] = None) -> ErrorStats:
-        """got against the layer's reference; windowed=False: against the unwindowed one; model: one of
-        WINDOW_MODELS (the others are computed once, on first use)."""
+    def check(self, layer: int, got, model: str = "windowed") -> ErrorStats:
+        """got against the layer's reference under window model `model` (one of WINDOW_MODELS; the layer's own,
+        "windowed", is computed up front, the others once, on first use)."""
         torch = _torch()
-        model = model or ("windowed" if windowed else "unwindowed")
         if model == "windowed" or self.c.layer_windows[layer] < 0:
             ref = self.refs[layer]
         else:
             key = (layer, model)
-            if key not in self.refs_unwindowed:
-                self.refs_unwindowed[key] = self.reference(layer, model=model)
-            ref = self.refs_unwindowed[key]
+            if key not in self.refs_other:
+                self.refs_other[key] = self.reference(layer, model=model)
+            ref = self.refs_other[key]
         atol, rtol = TOLERANCES[self.c.dtype]
         g = got.double().reshape(ref.shape)
         bad_val = ~torch.isfinite(g)

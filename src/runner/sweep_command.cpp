@@ -119,6 +119,15 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   // Markdown report go to stderr with the progress.
   const bool csv_stdout = files.csv == "-", json_stdout = files.json == "-";
   std::ostream& human = csv_stdout || json_stdout ? std::cerr : out;
+  // The results file opened (and locked: ResultsFileWriter) before the first line on stderr, so that a run refused
+  // there says one line.
+  prepare_sweep_files(files, todo.dropped_partial || torn, todo.kept);
+  std::optional<ResultsFileWriter> writer;
+  if (csv_stdout) {
+    out << results_csv_header() << "\n" << std::flush;
+  } else {
+    writer.emplace(files.csv, resuming);
+  }
   std::cerr << "attnbench: " << (rank.label.empty() ? "" : rank.label + ": ") << (validate_only ? "validate" : "run")
             << " on " << device_choice_name(resolved) << (resolved == DeviceChoice::cuda ? ":" + std::to_string(ordinal) : "")
             << (choice == DeviceChoice::automatic ? " (auto: " + gpu_availability().detail + ")" : std::string()) << ", "
@@ -128,13 +137,6 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     std::cerr << "attnbench: --resume: " << todo.cases_done << " case(s) already in " << printable(files.csv) << ", "
               << todo.cases.size() << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "")
               << (torn ? " (its last line, cut off before its line feed, dropped)" : "") << "\n";
-  prepare_sweep_files(files, todo.dropped_partial || torn, todo.kept);
-  std::optional<ResultsFileWriter> writer;
-  if (csv_stdout) {
-    out << results_csv_header() << "\n" << std::flush;
-  } else {
-    writer.emplace(files.csv, resuming);
-  }
   std::string command = s.repro_prefix;
   for (const auto& a : args)
     if (a != "run" && a != "validate") command += " " + a;

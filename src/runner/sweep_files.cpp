@@ -1,6 +1,7 @@
 #include "runner/sweep_files.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,11 +114,34 @@ SweepLock::SweepLock(const SweepFiles& files) {
 SweepLock::~SweepLock() = default;
 
 ResultsFileWriter::ResultsFileWriter(const std::string& path, bool append) : path_(path) {
-  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (append ? O_APPEND : O_TRUNC);
+  // Not truncated on open: the lock below comes first.
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (append ? O_APPEND : 0);
   do {
     fd_ = ::open(path.c_str(), flags, 0666);
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) throw WriteError("cannot write '" + printable(path_) + "': " + std::strerror(errno));
+  // SweepLock locks the name (OUT.lock); a hard link is another name of the same file, so the file itself is
+  // locked too (flock, held until this writer closes it): a second run writing it by another name stops here,
+  // before it truncates or appends anything.
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    int rc;
+    do {
+      rc = ::flock(fd_, LOCK_EX | LOCK_NB);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0 && errno == EWOULDBLOCK) {
+      ::close(fd_);
+      fd_ = -1;
+      throw InputError("--out " + printable(path_) +
+                       ": another attnbench run is writing this file (under another name: a hard link)");
+    }
+    if (!append && ::ftruncate(fd_, 0) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      throw WriteError("cannot write '" + printable(path_) + "': " + std::strerror(err));
+    }
+  }
   if (!append) write_line(results_csv_header());
 }
 

@@ -357,10 +357,21 @@ TEST(HostileInput, OneWriterPerResultsFile) {
     };
     for (int i = 0; i < 3000 && lines() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const Result second = run(slow, d, Stdout::file, 30);
+    // The same file under another name (a hard link): its own OUT.lock is free, the file itself is not.
+    const std::string before_link = test::read_file(d.file("r.csv"));
+    fs::create_hard_link(d.file("r.csv"), d.file("link.csv"));
+    std::vector<std::string> by_link = slow;
+    by_link.back() = "link.csv";
+    by_link.insert(by_link.end(), {"--json", "link.json"});
+    const Result third = run(by_link, d, Stdout::file, 30);
+    const std::string after_link = test::read_file(d.file("r.csv"));
     ::kill(first, SIGINT);
     const Result r1 = finish(first, d, "first", 60);
     t.add("a second run with the same --out while the first one writes",
           rejected(second, {"--out", "r.csv", "pid " + std::to_string(first)}), second);
+    auto linked = rejected(third, {"--out", "link.csv", "another attnbench run is writing this file"});
+    if (after_link.rfind(before_link, 0) != 0) linked.push_back("the first run's rows were truncated");
+    t.add("a second run writing the first one's --out through a hard link", linked, third);
     EXPECT_TRUE(r1.exit_code == 130 || r1.exit_code == 0) << "exit " << r1.exit_code << ": " << r1.err;
     // The first run's CSV is whole: every line a complete row.
     EXPECT_NO_THROW(read_results_csv(d.file("r.csv")));
