@@ -8,6 +8,7 @@
 #include "engine/memory_pool.hpp"
 #include "engine/model_runner.hpp"
 #include "runner/phases.hpp"
+#include "runner/plan.hpp"
 
 namespace attnbench {
 
@@ -44,6 +45,7 @@ void validate_memory_request(const MemoryRequest& req) {
   for (const auto& name : req.backends) find_backend(name).validate(req.model, req.server);
   if (req.prefill_backend)
     find_backend(*req.prefill_backend, "--prefill-attention-backend (--prefill-backend)").validate(req.model, req.server);
+  note_unapplied_window(req.model);  // once it is valid: an error stays the one line on stderr
 }
 
 MemoryRequest make_memory_request(const ModelOptions& m, const std::vector<std::string>& backends,

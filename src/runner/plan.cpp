@@ -33,15 +33,17 @@ template void reject_repeated(const std::vector<int>&, const std::string&);
 template void reject_repeated(const std::vector<std::uint64_t>&, const std::string&);
 template void reject_repeated(const std::vector<std::string>&, const std::string&);
 
+void note_unapplied_window(const ModelConfig& model) {
+  if (model.window_ignored <= 0) return;
+  static std::set<std::string> told;  // once per model and process: a user who wrote the window should know
+  if (told.insert(model.name).second)
+    std::cerr << "attnbench: note: " << printable(model.name) << ": sliding_window " << model.window_ignored
+              << " not applied: SGLang's " << printable(model.architecture)
+              << " passes no window to its attention layers (every layer runs full attention, one FlashInfer wrapper set)\n";
+}
+
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
   ModelConfig model = find_model_preset(name);
-  if (model.window_ignored > 0) {  // once per model and process: a user who wrote the window should know
-    static std::set<std::string> told;
-    if (told.insert(model.name).second)
-      std::cerr << "attnbench: note: " << printable(model.name) << ": sliding_window " << model.window_ignored
-                << " not applied: SGLang's " << printable(model.architecture)
-                << " passes no window to its attention layers (every layer runs full attention, one FlashInfer wrapper set)\n";
-  }
   if (m.layers < 0) throw InputError("--layers: must be positive (got " + std::to_string(m.layers) + ")");
   if (m.layers > model.num_layers)  // a model has the layers its config says (num_hidden_layers)
     throw InputError("--layers: " + std::to_string(m.layers) + " is more than the " +
@@ -144,6 +146,7 @@ void validate_configurations(const RunPlan& p, const std::vector<std::string>& b
   for_each_configuration(p, [&](const ModelConfig& model, ForwardMode, int, const ServerArgs& server) {
     validate_server_args(server, model);
     for (const auto& b : backends) find_backend(b).validate(model, server);
+    note_unapplied_window(model);  // once it is valid: an error stays the one line on stderr
   });
 }
 

@@ -38,6 +38,9 @@ void reject_repeated(const std::vector<T>& values, const std::string& option);
 // The preset `name` with --layers / --tp-size / --kv-cache-dtype applied (InputError naming --model, --layers,
 // --tp-size or --kv-cache-dtype).
 ModelConfig resolve_model(const std::string& name, const ModelOptions& m);
+// "attnbench: note: ...: sliding_window N not applied ..." on stderr, once per model and process, for a config whose
+// window SGLang's class does not apply (ModelConfig::window_ignored); called once the model has passed validation.
+void note_unapplied_window(const ModelConfig& model);
 // Sets model.kv_fp8 from --kv-cache-dtype against model.dtype (after --dtype changed it); InputError naming
 // --kv-cache-dtype.
 void apply_kv_cache_dtype(ModelConfig& model, const ModelOptions& m);

@@ -614,6 +614,32 @@ TEST(HostileInput, HostileFilesNeitherCrashNorHang) {
   }
 }
 
+// A config whose window SGLang's class does not apply gets a note on stderr, but only once the model is valid: a
+// model refused for another key (Phi-3-mini's head_dim 96) is the one error line, with no note before it.
+TEST(HostileInput, AWindowNoteNeverPrecedesAnError) {
+  TempDir d;
+  test::write_file(d.file("phi3.json"),
+                   R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 3072, "num_attention_heads": 32,
+                       "num_key_value_heads": 32, "num_hidden_layers": 32, "max_position_embeddings": 4096,
+                       "sliding_window": 2047, "torch_dtype": "bfloat16"})");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"memory", "--model", "phi3.json"},
+        std::vector<std::string>{"validate", "--model", "phi3.json", "--layers", "1", "--batch", "1", "--kv-len", "8"}}) {
+    const Result r = run(args, d);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("attnbench: error: --model"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("head_dim 96"), std::string::npos) << r.err;
+  }
+  // The same window on a valid model: the note, once.
+  const std::string mistral = std::string(ATTNBENCH_SOURCE_DIR) + "/tests/data/mistral-7b-v0.1.json";
+  const Result ok = run({"memory", "--model", mistral}, d);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  const auto note = ok.err.find("sliding_window 4096 not applied");
+  EXPECT_NE(note, std::string::npos) << ok.err;
+  EXPECT_EQ(ok.err.find("sliding_window 4096 not applied", note + 1), std::string::npos) << ok.err;
+}
+
 TEST(HostileInput, ValidTomlIsAccepted) {
   // CLI11's own reader refused these; TOML allows them.
   Tally t{"5b valid TOML accepted"};
