@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -87,14 +88,14 @@ int run_report_command(const ReportOptions& o, std::ostream& out, const BackendC
   if (!o.plots.empty()) extras.figures = figure_links(o.plots, o.out);
   std::optional<MemoryReport> memory;
   if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
-  if (memory) {  // one report, one modelled SGLang: as compare refuses two without --allow-version-mismatch
-    std::string modelled;
-    for (const auto& [key, value] : memory->context)
-      if (key == "sglang") modelled = value.substr(0, value.find(' '));
-    for (const ResultRow& r : set.rows)
-      if (!modelled.empty() && !r.sglang_version.empty() && r.sglang_version != modelled)
-        throw InputError("report: --memory " + o.memory + " models SGLang " + modelled + ", " + o.results +
-                         " SGLang " + r.sglang_version + " (row " + r.case_id + "): measure both with one --sglang");
+  if (memory && !memory->sglang_version.empty()) {  // one report, one modelled SGLang (as compare)
+    const std::set<std::string> rows = sglang_versions_of(set);
+    if (!rows.empty() && rows != std::set<std::string>{memory->sglang_version}) {
+      std::string listed;
+      for (const std::string& v : rows) listed += (listed.empty() ? "" : ", ") + v;
+      throw InputError("report: --memory " + o.memory + " models SGLang " + memory->sglang_version + ", " +
+                       o.results + " SGLang " + listed + ": measure both with one --sglang");
+    }
   }
   std::vector<ResultSet> peers;
   for (const std::string& p : o.peers) peers.push_back(load_peer_set(p, catalog));

@@ -17,6 +17,14 @@
 
 namespace attnbench {
 
+// The SGLang releases a set's rows model (version 1 rows: 30cb848d4).
+std::set<std::string> sglang_versions_of(const ResultSet& s) {
+  std::set<std::string> v;
+  for (const ResultRow& r : s.rows)
+    if (!r.sglang_version.empty()) v.insert(r.sglang_version);
+  return v;
+}
+
 // ---- comparing ------------------------------------------------------------------------------------------
 
 const std::vector<std::string>& compared_memory_columns() {
@@ -92,14 +100,6 @@ std::vector<std::string> check_environments(const ResultSet& base, const ResultS
     throw InputError(msg + "; --allow-env-mismatch to compare anyway");
   }
   return diffs;
-}
-
-// The SGLang releases a set's rows model (version 1 rows: 30cb848d4).
-std::set<std::string> sglang_versions_of(const ResultSet& s) {
-  std::set<std::string> v;
-  for (const ResultRow& r : s.rows)
-    if (!r.sglang_version.empty()) v.insert(r.sglang_version);
-  return v;
 }
 
 // Rows of different SGLang releases describe different code: refused unless allowed; returns the accepted

@@ -24,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -114,5 +115,8 @@ void write_compare_csv(std::ostream& os, const CompareResult& r);
 // The whole result as one JSON document ({"schema": "attnbench.compare", "failed": ..., "options", "summary",
 // "pairs", "missing_in_new", "only_in_new", "warnings", "failures"}).
 void write_compare_json(std::ostream& os, const CompareResult& r);
+
+// The SGLang releases a set's rows model (version 1 rows: 30cb848d4); empty when no row says.
+std::set<std::string> sglang_versions_of(const ResultSet& s);
 
 }  // namespace attnbench

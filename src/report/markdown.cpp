@@ -740,6 +740,12 @@ MemoryReport load_memory_report_json(const std::string& path) {
     for (const auto& [k, v] : r.context)
       if (k == "model") r.model = v.substr(0, v.find(" ("));
   }
+  if (j.contains("sglang_version")) {
+    r.sglang_version = get_str(j, "sglang_version", "");
+  } else {  // reports written before the field: the context's display text, "0.5.23 (FlashInfer 0.7.2)"
+    for (const auto& [k, v] : r.context)
+      if (k == "sglang") r.sglang_version = v.substr(0, v.find(' '));
+  }
   // f(element, its JSON path) for each element of `array` (at path `where`); each must be an object.
   const auto each_object = [&](const json& array, const std::string& where, const auto& f) {
     for (std::size_t i = 0; i < array.size(); ++i) {

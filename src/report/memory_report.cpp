@@ -139,6 +139,7 @@ void write_memory_json(std::ostream& os, const MemoryReport& r, const BackendCat
   j["schema"] = "attnbench.memory";
   j["schema_version"] = 1;
   j["model"] = r.model;
+  j["sglang_version"] = r.sglang_version;
   nlohmann::ordered_json ctx = nlohmann::ordered_json::object();
   for (const auto& [k, v] : r.context) ctx[k] = v;
   j["context"] = ctx;

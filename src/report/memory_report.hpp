@@ -40,6 +40,7 @@ struct BackendMemory {
 struct MemoryReport {
   std::vector<std::pair<std::string, std::string>> context;  // model, server args, device ... in print order
   std::string model;
+  std::string sglang_version;  // the modelled SGLang release ("0.5.23"), as result rows' sglang_version
   std::int64_t kv_bytes_per_token = 0;  // 2 * layers * kv_heads * head_dim * dtype size
   std::vector<BackendMemory> backends;
 

@@ -80,6 +80,7 @@ MemoryReport measure_memory(const MemoryRequest& req, const DeviceMaker& make_de
 
   MemoryReport report;
   report.model = req.model.name;
+  report.sglang_version = req.server.profile().version;
   report.kv_bytes_per_token = req.model.kv_bytes_per_token();
 
   std::string device_name;

@@ -349,6 +349,21 @@ std::vector<Case> cases() {
                },
                "report {D}/v.csv --memory {D}/mem-old.json", 2,
                {"--memory {D}/mem-old.json models SGLang 30cb848d4", "SGLang 0.5.23"}});
+  v.push_back({"evidence", "report --memory of another SGLang (its sglang_version field)",
+               [file](const TempDir& d) {
+                 file("v.csv", csv_with("sglang_version", "0.5.23"))(d);
+                 file("mem-field.json", R"J({"schema": "attnbench.memory", "schema_version": 1, "model": "tiny",
+                    "sglang_version": "30cb848d4", "context": {"sglang": "0.5.23 (the display text is not read)"},
+                    "kv_bytes_per_token": 1024, "backends": [{"backend": "flashinfer", "phases": [{"phase":
+                    "construct", "device_bytes": 1000, "pinned_bytes": 0}]}]})J")(d);
+               },
+               "report {D}/v.csv --memory {D}/mem-field.json", 2,
+               {"--memory {D}/mem-field.json models SGLang 30cb848d4", "SGLang 0.5.23"}});
+  v.push_back({"inputs", "report --memory M: sglang_version not text", [file](const TempDir& d) {
+                 file("mem-num.json", R"J({"schema": "attnbench.memory", "schema_version": 1, "model": "tiny",
+                    "sglang_version": 523, "kv_bytes_per_token": 1024, "backends": []})J")(d);
+               },
+               "report {D}/base.csv --memory {D}/mem-num.json", 2, {"mem-num.json", "sglang_version is not text"}});
   v.push_back({"inputs", "report --peers P --out P", none,
                "report {D}/base.csv --peers {D}/lib.csv --out {D}/lib.csv", 2, {"is the --peers file"}});
   v.push_back({"inputs", "report --peers P --out (symlink to P)", symlink("lib.csv", "sym.md"),

@@ -137,6 +137,7 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   m.context = {{"model", "llama-3.1-8b (32 q / 8 kv heads per rank, head_dim 128, 32 layers, bf16)"},
                {"page_size", "64"}};
   m.model = "llama-3.1-8b";
+  m.sglang_version = "0.5.23";
   m.kv_bytes_per_token = 131072;
   BackendMemory b;
   b.backend = "trtllm_mha";
@@ -159,6 +160,7 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   }
   const MemoryReport back = load_memory_report_json(d.file("m.json"));
   EXPECT_EQ(back.model, "llama-3.1-8b");
+  EXPECT_EQ(back.sglang_version, m.sglang_version);
   EXPECT_EQ(back.kv_bytes_per_token, 131072);
   EXPECT_EQ(back.context, m.context);
   ASSERT_EQ(back.backends.size(), 2u);
@@ -174,6 +176,7 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
 
   const MemoryReport h200 =
       load_memory_report_json(std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200/memory.json");
+  EXPECT_TRUE(h200.sglang_version.empty());  // written before the field and the context's "sglang": no release
   const auto s = memory_saving(h200, "trtllm_mha_legacy", "trtllm_mha");
   ASSERT_TRUE(s);
   EXPECT_EQ(s->device_bytes, 436518920);

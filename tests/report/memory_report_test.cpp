@@ -15,6 +15,7 @@ namespace {
 MemoryReport sample_report() {
   MemoryReport r;
   r.model = "m";
+  r.sglang_version = "0.5.23";
   r.kv_bytes_per_token = 100;
   r.context = {{"model", "m"}, {"device", "cpu"}};
   BackendMemory lean{"trtllm_mha", "lean", {{"construct", 500, 0, 0, std::nullopt, {{"t.ws", "device", 500, true, 1}}}}, ""};
@@ -55,6 +56,7 @@ TEST(MemoryReport, JsonParsesAndCarriesPhasesDriverDeltaAndSaving) {
   EXPECT_TRUE(j["backends"][0]["phases"][0]["driver_delta_bytes"].is_null());
   EXPECT_EQ(j["saving"]["device_bytes"], 1250);
   EXPECT_EQ(j["context"]["device"], "cpu");
+  EXPECT_EQ(j["sglang_version"], "0.5.23");  // report --memory checks it against the results' rows
 }
 
 TEST(MemoryReport, TableStatesTheSaving) {
