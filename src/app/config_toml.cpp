@@ -30,19 +30,10 @@ std::vector<CLI::ConfigItem> TomlConfig::parse(std::string_view text) const {
     items.push_back(marker);
     open_section.clear();
   };
-  std::vector<ConfigEntry> entries = read_toml_config(text, file, subcommand, kSubcommands);
-  // read_toml_config refuses a key written twice (in either spelling); two names of one option are caught here.
-  if (const auto names = primary_names.find(subcommand); names != primary_names.end()) {
-    std::map<std::string, const ConfigEntry*> seen;
-    for (const ConfigEntry& e : entries) {
-      const auto alias = names->second.find(e.name);
-      const std::string& primary = alias == names->second.end() ? e.name : alias->second;
-      const auto [at, fresh] = seen.emplace(primary, &e);
-      if (!fresh)
-        throw InputError(config_where(file, e.line) + ": duplicate key '" + printable(e.written) + "' (also written as '" +
-                         printable(at->second->written) + "': both are --" + primary + ")");
-    }
-  }
+  static const std::map<std::string, std::string> none;
+  const auto names = primary_names.find(subcommand);
+  std::vector<ConfigEntry> entries =
+      read_toml_config(text, file, subcommand, kSubcommands, names == primary_names.end() ? none : names->second);
   for (ConfigEntry& e : entries) {
     if (!e.from_section) close();
     if (e.from_section && open_section != e.section) {

@@ -279,7 +279,8 @@ std::string config_where(const std::string& file, std::int64_t line) {
 void check_config_file(const std::string& path) { check_input_file(path, "--config", kMaxConfigBytes); }
 
 std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::string& file, const std::string& subcommand,
-                                          const std::vector<std::string>& sections) {
+                                          const std::vector<std::string>& sections,
+                                          const std::map<std::string, std::string>& primary_of) {
   const auto where = [&file](std::int64_t line) { return config_where(file, line); };
   const auto is_subcommand = [&sections](std::string_view name) {
     return std::find(sections.begin(), sections.end(), name) != sections.end();
@@ -397,14 +398,19 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
     }
   }
   // The top level and the running subcommand's section are one table for duplicates (toml++ checks each), and
-  // both spellings of a key (kv_cache_dtype, kv-cache-dtype) are one key.
+  // both spellings of a key (kv_cache_dtype, kv-cache-dtype) and an option's names (context-len, context-length)
+  // are one key.
   std::map<std::string, const ConfigEntry*> seen;
   for (const ConfigEntry& it : items) {
-    const auto [at, fresh] = seen.emplace(it.name, &it);
+    const auto alias = primary_of.find(it.name);
+    const std::string& primary = alias == primary_of.end() ? it.name : alias->second;
+    const auto [at, fresh] = seen.emplace(primary, &it);
     if (fresh) continue;
     const ConfigEntry& first = *at->second;
     std::string also;
-    if (first.written != it.written) also = " (also written as '" + printable(first.written) + "')";
+    if (first.written != it.written)
+      also = " (also written as '" + printable(first.written) + "'" +
+             (first.name != it.name ? ": both are --" + primary : std::string()) + ")";
     if (first.from_section != it.from_section) also += " (at the top level and in [" + subcommand + "])";
     throw InputError(where(it.line) + ": duplicate key '" + printable(it.written) + "'" + also);
   }

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,10 +58,13 @@ struct ConfigEntry {
 void check_config_file(const std::string& path);
 
 // The entries of the TOML text `text` that apply to `subcommand` (the one being run; "" when none), routed as
-// described above; `file` names the file in messages; `sections` are the subcommand names a section may have.
+// described above; `file` names the file in messages; `sections` are the subcommand names a section may have;
+// `primary_of` maps an option's other names to its primary one (context-len -> context-length), so that one
+// option under two names is a duplicate key as one key in two spellings is.
 // Throws InputError for everything refused above.
 std::vector<ConfigEntry> read_toml_config(std::string_view text, const std::string& file, const std::string& subcommand,
-                                          const std::vector<std::string>& sections);
+                                          const std::vector<std::string>& sections,
+                                          const std::map<std::string, std::string>& primary_of = {});
 
 // The --config file of the command line `args` ("--config FILE" or "--config=FILE"; the last one, as CLI11 takes
 // it; nothing after "--"), "" when none.
