@@ -96,15 +96,17 @@ void require_positive_list(const std::vector<int>& v, const std::string& option,
 
 void validate_axes(const RunPlan& p) {
   // Unknown names first (a repeated option may also bring an unknown value: that is the error to name).
-  for (const auto& m : p.models) find_model_preset(m);
+  std::vector<std::string> model_names;  // each --model resolved once (a config.json is read and checked here)
+  for (const auto& m : p.models) model_names.push_back(find_model_preset(m).name);
   for (const auto& m : p.modes) parse_mode(m);
   for (const auto& d : p.dtypes) parse_kv_cache_dtype(p.model.kv_cache_dtype, parse_dtype(d, "--dtype"));
   reject_repeated(p.models, "--model");
   {  // two spellings of one model (a preset and a config.json of the same name, two folders named alike): their
      // case ids would be the same, and compare / report / --resume would take one for the other
     std::map<std::string, std::string> by_name;
-    for (const auto& m : p.models) {
-      const auto [at, fresh] = by_name.emplace(find_model_preset(m).name, m);
+    for (std::size_t i = 0; i < p.models.size(); ++i) {
+      const std::string& m = p.models[i];
+      const auto [at, fresh] = by_name.emplace(model_names[i], m);
       if (!fresh)
         throw InputError("--model: '" + printable(at->second) + "' and '" + printable(m) + "' are both model '" +
                          printable(at->first) + "' (case ids name the model: give one, or rename a config's folder)");
