@@ -48,7 +48,13 @@ What each figure is:
              like attnbench's, each windowed layer an SDPA call over the last min(kv_len, window_left + 1) keys
              (exactly what a query at the end of its sequence sees through the window), the others over all:
              figure = the step's bytes / the sum of the layers' median times (one measurement per distinct key
-             count). Extend keeps one full-attention layer's rate (SDPA takes a window only as a dense mask).
+             count). Extend: SDPA takes a window only as a dense mask, so the full-attention layer is measured
+             (its write and attention, and the write alone) and the step built from it as attnbench's step is
+             built: per layer the K / V write plus the layer's windowed FLOPs at the full layer's attention rate,
+             figure = the step's FLOPs / that time (extend_step_figure; the windowed layers credited with a
+             full layer's rate, more than a windowed kernel reaches). The full layer's own figure, which amortised
+             one write over a full layer where attnbench's step writes once per windowed layer too (the anchors
+             before 2026-12-07), is logged beside it.
 A backend that refuses a shape leaves its cell empty (the reason on stderr); ratio_to_best is empty when
 attnbench has no ok row or neither backend ran.
 
@@ -230,6 +236,40 @@ def windowed_decode(c: AnchorCase) -> bool:
     return c.mode == "decode" and any(w >= 0 for w in c.layer_windows)
 
 
+def windowed_extend(c: AnchorCase) -> bool:
+    return c.mode == "extend" and any(w >= 0 for w in c.layer_windows)
+
+
+def extend_layer_flops(c: AnchorCase, window_left: int) -> float:
+    """FLOPs of one extend layer whose queries see at most window_left + 1 keys (-1: no window), as attnbench's
+    runner/case_work.cpp counts them: 4 * Hq * D * sum over requests and rows j of min(prefix + j + 1, window_left + 1)."""
+    pairs = 0.0
+    for pre, n in zip(c.prefix_lens, c.new_lens):
+        lo, hi = pre + 1, pre + n  # row j sees prefix + j + 1 keys without a window: lo .. hi
+        cap = hi if window_left < 0 else min(hi, window_left + 1)
+        if cap >= lo:  # rows below the cap see all their keys, the rest window_left + 1
+            pairs += (lo + cap) * (cap - lo + 1) / 2.0 + (hi - cap) * float(cap)
+        else:
+            pairs += n * float(window_left + 1)
+    return 4.0 * pairs * c.num_qo_heads * c.head_dim
+
+
+def extend_step_figure(c: AnchorCase, call_us: Optional[float], write_us: float) -> Optional[float]:
+    """A windowed extend step's TFLOP/s with one backend's kernels, built as attnbench's step is: every layer writes
+    the new tokens' K / V (write_us, measured alone) and runs its attention, each layer's attention taking its FLOPs
+    at the rate the backend reached on the full-attention layer (call_us: that layer's write + attention). SDPA takes
+    a window only as a dense mask, so the windowed layers are credited with the full layer's rate (more than a
+    windowed kernel reaches: its partial tiles at both window edges); the write is counted once per layer, as in
+    attnbench's step. None where the backend refused or its call was not longer than the write."""
+    if call_us is None or call_us <= write_us:
+        return None
+    full = layer_work(c)[0]
+    rate = full / (call_us - write_us)  # FLOPs per us
+    flops = [extend_layer_flops(c, w) for w in c.layer_windows]
+    step_us = sum(f / rate for f in flops) + len(flops) * write_us
+    return sum(flops) / step_us / 1e6
+
+
 def step_figure(layers: Sequence[AnchorCase], figures: Dict[int, Optional[float]]) -> Optional[float]:
     """A step's TB/s from its layers' anchors: the layers' bytes over the sum of their times, each layer's time its
     bytes over the figure measured at its key count (figures: key count -> TB/s; None where the anchor refused)."""
@@ -242,6 +282,10 @@ def step_figure(layers: Sequence[AnchorCase], figures: Dict[int, Optional[float]
         total_bytes += nbytes
         total_s += nbytes / (fig * 1e12)
     return total_bytes / total_s / 1e12 if total_s > 0 else None
+
+
+def fmt(x: Optional[float]) -> str:
+    return "-" if x is None else "%.4g" % x
 
 
 def ratio_to_best(attnbench: Optional[float], cudnn: Optional[float], flash: Optional[float]) -> Optional[float]:
@@ -438,12 +482,13 @@ class Sdpa:
 
 
 def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label: str = "",
-                 round_log: Optional[List[dict]] = None,
-                 store: bool = True) -> Tuple[Optional[float], Optional[float]]:
+                 round_log: Optional[List[dict]] = None, store: bool = True,
+                 times_us: Optional[Dict[str, float]] = None) -> Tuple[Optional[float], Optional[float]]:
     """(cudnn, flash) figures for one case, each its best of `rounds` interleaved rounds; None where the backend
     refused (logged). label names the measurement in the log and the sidecar (default the case_id); round_log,
     when given, collects the sidecar's rows. store: each timed call is the step (the new tokens' K / V write, then
-    the attention), whose write is also timed alone and logged; False: the attention alone."""
+    the attention), whose write is also timed alone and logged; False: the attention alone. times_us, when given,
+    receives each backend's best call time and (store) the write's, "write" (0.0 without store)."""
     import torch
 
     label = label or c.case_id
@@ -488,12 +533,18 @@ def measure_case(c: AnchorCase, reps: int, warmup: int, rounds: int, log, label:
     times = run_rounds(timers, rounds)
     for name, ts in times.items():
         out[name] = figure(c, best_round(ts) * 1e-6)
+        if times_us is not None:
+            times_us[name] = best_round(ts)
         for line in rounds_log(label, name, runs[name][0], ts, out[name], UNITS[c.mode]):
             log(line)
     if round_log is not None:
         round_log.extend(round_rows(label, times))
+    if times_us is not None:
+        times_us["write"] = 0.0
     if store and times:
         store_us = min(s.time_us(s.write_kv, reps, warmup) for _ in range(rounds))
+        if times_us is not None:
+            times_us["write"] = store_us
         log("%s: in each timed call the K / V write of the new tokens took %.1f us (%.0f GB/s read + write; best of "
             "%d rounds), the attention the rest" % (label, store_us, s.store_bytes() / (store_us * 1e-6) / 1e9, rounds))
     if s.host_bound_calls:
@@ -599,6 +650,15 @@ def main(argv: Sequence[str]) -> int:
             flash = step_figure(layers, {k: m[1] for k, m in meas.items()})
             log("%s: the step of %d layers (keys %s): cudnn %s, flash %s TB/s" % (
                 c.case_id, len(layers), "/".join(str(lc.kv_len) for lc in layers), cudnn, flash))
+        elif not args.dry_run and windowed_extend(c):
+            t: Dict[str, float] = {}
+            layer = measure_case(c, args.reps, args.warmup, args.rounds, log, c.case_id, round_log, not args.no_store, t)
+            cudnn = extend_step_figure(c, t.get("cudnn"), t["write"])
+            flash = extend_step_figure(c, t.get("flash"), t["write"])
+            log("%s: the step of %d layers (windows %s): each layer's K / V write (%.1f us) and its attention at the "
+                "full layer's rate: cudnn %s, flash %s TFLOP/s (the full layer alone: cudnn %s, flash %s)" % (
+                    c.case_id, len(c.layer_windows), "/".join(str(w) for w in c.layer_windows), t["write"],
+                    fmt(cudnn), fmt(flash), fmt(layer[0]), fmt(layer[1])))
         elif not args.dry_run:
             cudnn, flash = measure_case(c, args.reps, args.warmup, args.rounds, log, c.case_id, round_log,
                                         not args.no_store)

@@ -126,6 +126,52 @@ class Work(unittest.TestCase):
         self.assertEqual(an.layer_work(c)[1], kv + rows)
         self.assertAlmostEqual(an.figure(c, 1e-3), (kv + rows) / 1e-3 / 1e12)
 
+    def test_windowed_extend_flops_count_min_of_visible_keys_and_the_window(self):
+        header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
+        for pre, new, w in ((0, 7, 2), (3, 5, 1), (3, 5, 6), (0, 4, 0), (2, 3, 100), (5, 4, -1), (0, 1, 0)):
+            line = case_line("e", "extend", 2, pre, new, hq=1, hkv=1, d=1).rstrip("\n")
+            (c,) = an.read_case_list(header + line + ",%d\n" % w)
+            brute = sum(min(pre + j + 1, w + 1) if w >= 0 else pre + j + 1 for j in range(new))
+            self.assertEqual(an.extend_layer_flops(c, w), 2 * 4 * brute, (pre, new, w))
+        self.assertEqual(an.extend_layer_flops(c, -1), an.layer_work(c)[0])  # no window: the causal count
+
+    def test_windowed_extend_flops_are_attnbenchs_on_its_committed_rows(self):
+        """The step's FLOPs over its layers are what attnbench divided by its forward time (tflops), on the committed
+        Gemma-3 extend rows of the H100 sweep (the windowed rows; not FlashInfer's unwindowed ones)."""
+        d = os.path.join(ROOT, "results", "h100", "perf-2026-12-06")
+        with open(os.path.join(d, "cases.csv"), encoding="utf-8") as f:
+            cases = {c.case_id: c for c in an.read_case_list(f.read())}
+        checked = 0
+        with open(os.path.join(d, "pr-evidence.csv"), encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                c = cases.get(r["case_id"])
+                if c is None or not an.windowed_extend(c) or r["status"] != "ok" or "unwindowed" in r["note"]:
+                    continue
+                flops = sum(an.extend_layer_flops(c, w) for w in c.layer_windows)
+                timed = float(r["tflops"]) * 1e12 * float(r["forward_median_us"]) * 1e-6 * int(r["layers"])
+                self.assertAlmostEqual(flops / timed, 1.0, places=6, msg=r["case_id"])
+                checked += 1
+        self.assertGreaterEqual(checked, 8)
+
+    def test_windowed_extend_step_counts_a_write_per_layer(self):
+        header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
+        line = case_line("g", "extend", 4, 0, 4096, hq=16, hkv=8, d=256, model="gemma-3-12b").rstrip("\n")
+        (c,) = an.read_case_list(header + line + ",1023;1023;-1\n")
+        self.assertTrue(an.windowed_extend(c))
+        self.assertFalse(an.windowed_decode(c))
+        full, win = an.layer_work(c)[0], an.extend_layer_flops(c, 1023)
+        rate = full / (900.0 - 60.0)  # FLOPs per us of the full layer's attention
+        expect = (2 * win + full) / ((2 * win + full) / rate + 3 * 60.0) / 1e6
+        self.assertAlmostEqual(an.extend_step_figure(c, 900.0, 60.0), expect)
+        # one write per layer weighs more on windowed layers: below the full layer's own figure
+        self.assertLess(an.extend_step_figure(c, 900.0, 60.0), an.figure(c, 900e-6))
+        # without a window the step is the full layer's figure
+        (plain,) = an.read_case_list(header + line + ",-1;-1;-1\n")
+        self.assertAlmostEqual(an.extend_step_figure(plain, 900.0, 60.0), an.figure(plain, 900e-6))
+        self.assertAlmostEqual(an.extend_step_figure(plain, 900.0, 0.0), an.figure(plain, 900e-6))
+        self.assertIsNone(an.extend_step_figure(c, None, 60.0))  # refused
+        self.assertIsNone(an.extend_step_figure(c, 60.0, 60.0))  # no attention time left: no figure
+
     def test_windowed_decode_is_a_step_of_its_layers(self):
         header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
         line = case_line("g", "decode", 16, 4096, 1, hq=16, hkv=8, d=256, model="gemma-3-12b").rstrip("\n")
@@ -380,6 +426,30 @@ class MeasureWithFakes(TempDir):
         self.assertIn("d: WARNING: cudnn rounds spread 100.0%", err.getvalue())
         self.assertIn("g@keys=4097: WARNING: cudnn rounds spread 100.0%", err.getvalue())
         self.assertNotIn("g@keys=1024: WARNING", err.getvalue())
+
+
+class WindowedExtendMain(MeasureWithFakes):
+    def test_main_builds_the_windowed_extend_step_and_logs_the_full_layer(self):
+        header = CASE_HEADER.rstrip("\n") + ",layer_windows\n"
+        text = header + case_line("g", "extend", 1, 0, 2048, hq=16, hkv=8, d=256, model="gemma-3-12b").rstrip("\n") + \
+            ",1023;-1\n"
+        cases = self.write("cases.csv", text)
+        results = self.write("r.csv", results_text([["g", "b", "eager", "ok", "300", ""]]))
+        FakeSdpa.script = {(2048, "cudnn"): [100.0], (2048, "flash"): [200.0], (2048, "store"): [10.0]}
+        out = os.path.join(self.tmp, "anchors.csv")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = an.main(["--cases", cases, "--results", results, "--out", out, "--rounds", "1"])
+        self.assertEqual(rc, 0, err.getvalue())
+        (c,) = an.read_case_list(text)
+        with open(out, encoding="utf-8") as f:
+            (row,) = list(csv.DictReader(f))
+        self.assertEqual(row["cudnn"], "%.4g" % an.extend_step_figure(c, 100.0, 10.0))
+        self.assertEqual(row["flash"], "%.4g" % an.extend_step_figure(c, 200.0, 10.0))
+        self.assertIn("g: the step of 2 layers (windows 1023/-1): each layer's K / V write (10.0 us) and its attention "
+                      "at the full layer's rate: cudnn %s, flash %s TFLOP/s (the full layer alone: cudnn %s, flash %s)"
+                      % (row["cudnn"], row["flash"], "%.4g" % an.figure(c, 100e-6), "%.4g" % an.figure(c, 200e-6)),
+                      err.getvalue())
 
 
 class TimeUsWithFakeTorch(unittest.TestCase):
