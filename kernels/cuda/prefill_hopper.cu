@@ -334,9 +334,11 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
   const std::uint32_t bar_empty_v = kSplit ? bar_full_v + 8 * VS : bar_empty_k;
   const std::uint32_t bar_q = base + L::kQBarOffset;  // q_tma: warpgroup w's Q tile has landed (bar_q + 8 * w)
 
-  // kPair: items (KV heads) kvh and kvh + 1, in that order; else the one item kvh.
+  // kPair: items (KV heads) kvh and kvh + 1, in that order; else the one item kvh. kvh_last: the item whose output
+  // leaves through the staged epilogue below (the first item's, paired, is stored straight from registers).
   constexpr int kItems = kPair ? 2 : 1;
   const int kvh = kItems * static_cast<int>(blockIdx.x), b = blockIdx.z;
+  const int kvh_last = kvh + kItems - 1;
   const cuda_detail::RequestView r = cuda_detail::request_view(a, b);
   const int group = a.group;
   const int tpt = kRows / group;  // tokens per CTA; rows [tpt * group, 128) are idle
@@ -426,7 +428,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       for (int w = 0; w < 2; ++w)
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
-          tma_prefetch_3d(&a.tmap_q, cb * 64, (kvh + 1) * group, r.q_begin + j0 + w * tokens_per_wg);
+          tma_prefetch_3d(&a.tmap_q, cb * 64, kvh_last * group, r.q_begin + j0 + w * tokens_per_wg);
     }
   }
 
@@ -762,7 +764,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         mbar_arrive_expect_tx(bar_q + 8 * w, L::kQBytes);
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
-          tma_load_3d(sQw + cb * kRowsPerWg * 128, &a.tmap_q, cb * 64, (kvh + 1) * group,
+          tma_load_3d(sQw + cb * kRowsPerWg * 128, &a.tmap_q, cb * 64, kvh_last * group,
                       r.q_begin + j0 + w * tokens_per_wg, bar_q + 8 * w);
       }
     };
@@ -890,7 +892,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
       if (ctid == 0) {
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
-          tma_store_3d(&a.tmap_o, sQw + cb * kRowsPerWg * 128, cb * 64, (kvh + kItems - 1) * group,
+          tma_store_3d(&a.tmap_o, sQw + cb * kRowsPerWg * 128, cb * 64, kvh_last * group,
                        r.q_begin + j0 + w * tokens_per_wg);
         asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
       }
@@ -906,7 +908,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_hopper_kernel(const __gri
         const int j = j0 + tok;
         if (lr < rows_used && j < r.q_len)
           *reinterpret_cast<uint4*>(
-              og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + (kvh + kItems - 1) * group +
+              og + (static_cast<std::int64_t>(r.q_begin + j) * a.num_qo_heads + kvh_last * group +
                     (lr - tok * group)) * D +
               c * 8) = *reinterpret_cast<const uint4*>(sQg + swz(rr, c, kRowsPerWg));
       }
