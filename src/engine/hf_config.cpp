@@ -140,23 +140,55 @@ std::string read_architecture(const ConfigReader& r, const json& root, const jso
   return arch;
 }
 
-// SGLang's derived context length (utils/hf_transformers_utils.py, get_context_length, read by
-// configs/model_config.py as the model's context_len when --context-length is not given): the first of
+// SGLang's derived context length (utils/hf_transformers/common.py L677-694, get_context_length, read by
+// configs/model_config.py L1293 as the model's context_len when --context-length is not given): the first of
 // CONTEXT_LENGTH_KEYS = [max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings]
 // that the text config has, times rope_scaling's "factor" unless rope_scaling also gives
 // original_max_position_embeddings or its rope_type is llama3 (SGLang's 2048 when no key is there is not taken:
-// see the end). (So a config whose
-// rope_scaling is {"factor": 8, "rope_type": "linear"}, as Gemma-3 4B-27B's, gets 8x max_position_embeddings;
-// sgl-project/sglang#20387 proposed to stop that for Gemma-3 and was closed.) The product is capped at 16M tokens
-// like --context-length.
-int read_context_len(const ConfigReader& r, const json& tc, const std::string& tp) {
+// see the end). rope_scaling is what transformers 5.19 (the version SGLang 0.5.23 pins) makes of the file: the
+// written rope_scaling, else rope_parameters (its new name; the same object), except for the config classes that key
+// their rope parameters by layer type (kRopeByLayerType): there rope_scaling is {"sliding_attention": {...},
+// "full_attention": {...}} whatever the file wrote, has no top-level factor, and the factor is 1. So Gemma-3
+// 4B-27B's published {"factor": 8, "rope_type": "linear"} leaves their context at max_position_embeddings (131072;
+// it multiplied under transformers 4, sgl-project/sglang#20387), while a Llama config's linear factor multiplies.
+// The product is capped at 16M tokens like --context-length.
+// transformers 5.19's model types whose config's convert_rope_params_to_dict keys rope_parameters by layer type
+// (models/<type>/configuration_<type>.py): read from the wheel.
+constexpr const char* kRopeByLayerType[] = {"gemma3",  "gemma3_text", "gemma3n", "gemma3n_text",
+                                            "gemma4",  "gemma4_text", "olmo3",   "mimo_v2_flash"};
+// Architectures of those config classes, for a config that names no model_type (transformers needs one; attnbench
+// reads what is written and goes by the class).
+constexpr const char* kRopeByLayerTypeArchs[] = {"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
+                                                 "Gemma3nForCausalLM", "Gemma3nForConditionalGeneration",
+                                                 "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+                                                 "Olmo3ForCausalLM", "MiMoV2FlashForCausalLM"};
+bool rope_by_layer_type(const std::string& model_type, const std::string& text_model_type, const std::string& arch) {
+  const auto in = [](const auto& list, const std::string& v) {
+    return std::find(std::begin(list), std::end(list), v) != std::end(list);
+  };
+  if (!text_model_type.empty()) return in(kRopeByLayerType, text_model_type);
+  if (!model_type.empty()) return in(kRopeByLayerType, model_type);
+  return in(kRopeByLayerTypeArchs, arch);
+}
+
+int read_context_len(const ConfigReader& r, const json& tc, const std::string& tp, bool rope_per_layer_type) {
   double factor = 1.0;
-  if (const json* rs = ConfigReader::find(tc, "rope_scaling")) {
-    if (!rs->is_object()) r.fail(tp + "rope_scaling", "must be an object or null (got " + shown(*rs) + ")");
-    if (const std::optional<double> f = r.positive_number(*rs, tp + "rope_scaling.", "factor")) factor = *f;
-    if (ConfigReader::find(*rs, "original_max_position_embeddings")) factor = 1.0;
-    if (const json* t = ConfigReader::find(*rs, "rope_type"); t && t->is_string() && t->get<std::string>() == "llama3")
-      factor = 1.0;
+  const char* rope_key = "rope_scaling";
+  const json* rs = ConfigReader::find(tc, "rope_scaling");
+  if (rs == nullptr || rs->is_null()) {
+    if (const json* rp = ConfigReader::find(tc, "rope_parameters"); rp && !rp->is_null()) {
+      rs = rp;
+      rope_key = "rope_parameters";
+    }
+  }
+  if (rs && !rs->is_null()) {
+    if (!rs->is_object()) r.fail(tp + rope_key, "must be an object or null (got " + shown(*rs) + ")");
+    if (!rope_per_layer_type) {
+      if (const std::optional<double> f = r.positive_number(*rs, tp + rope_key + ".", "factor")) factor = *f;
+      if (ConfigReader::find(*rs, "original_max_position_embeddings")) factor = 1.0;
+      if (const json* t = ConfigReader::find(*rs, "rope_type"); t && t->is_string() && t->get<std::string>() == "llama3")
+        factor = 1.0;
+    }
   }
   for (const char* key : {"max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings"}) {
     const std::optional<int> v = r.integer(tc, tp, key, 1, 1 << 24);
@@ -518,11 +550,11 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   ModelConfig m;
   m.name = default_name;
   m.architecture = read_architecture(r, root, tc, tp);
-  std::string model_type;
-  if (auto t = r.string(root, "", "model_type"))
-    model_type = *t;
-  else if (auto t2 = r.string(tc, tp, "model_type"))
-    model_type = *t2;
+  std::string model_type, root_model_type, text_model_type;
+  if (auto t = r.string(root, "", "model_type")) root_model_type = *t;
+  if (text_config != nullptr)
+    if (auto t2 = r.string(tc, tp, "model_type")) text_model_type = *t2;
+  model_type = !root_model_type.empty() ? root_model_type : text_model_type;
 
   // Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2: kv_lora_rank) caches one compressed latent per
   // token, not K and V per head; SGLang runs it on its MLA backends, which attnbench does not model. Read as
@@ -603,7 +635,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
                                                            : std::string(" (and there is no head_dim)")));
     m.head_dim = *hidden / m.num_attention_heads;
   }
-  m.context_len = read_context_len(r, tc, tp);
+  m.context_len = read_context_len(r, tc, tp, rope_by_layer_type(root_model_type, text_model_type, m.architecture));
   m.dtype = read_dtype(r, root, tc, tp, model_type);
   read_windows(r, tc, tp, m);
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key

@@ -501,17 +501,15 @@ std::string read_results_text(const std::string& path) {
 
 }  // namespace
 
-std::vector<ResultRow> read_results_csv(const std::string& path) {
-  return rows_from_csv_text(path, read_results_text(path));
-}
-
-std::vector<ResultRow> read_results_csv_for_resume(const std::string& path, bool* torn) {
+std::vector<ResultRow> read_results_csv(const std::string& path, bool* torn_tail) {
   std::string text = read_results_text(path);
-  *torn = false;
-  const auto last_lf = text.rfind('\n');
-  if (!text.empty() && text.back() != '\n' && last_lf != std::string::npos) {  // the header whole, a row cut off
-    text.resize(last_lf + 1);
-    *torn = true;
+  if (torn_tail != nullptr) {
+    *torn_tail = false;
+    const auto last_lf = text.rfind('\n');
+    if (!text.empty() && text.back() != '\n' && last_lf != std::string::npos) {  // the header whole, a row cut off
+      text.resize(last_lf + 1);
+      *torn_tail = true;
+    }
   }
   return rows_from_csv_text(path, text);
 }

@@ -217,11 +217,9 @@ class ResultsCsvWriter {
 // is not ok, skipped, failed or oom"), and "results FILE: schema_version X, this attnbench reads 1" on another
 // schema version.
 // Limitation of the CSV parser (fast-cpp-csv-parser): a field holding a line feed cannot be read back.
-std::vector<ResultRow> read_results_csv(const std::string& path);
-
-// read_results_csv for --resume: a last line without its line feed (a run killed while writing a row) is left
-// out and *torn set, so that its case runs again; every other line is read as read_results_csv reads it.
-std::vector<ResultRow> read_results_csv_for_resume(const std::string& path, bool* torn);
+// torn_tail (--resume): when given, a last line without its line feed (a run killed while writing a row) is left
+// out and *torn_tail says so, so that its case runs again; without it such a line is read (and refused) as any.
+std::vector<ResultRow> read_results_csv(const std::string& path, bool* torn_tail = nullptr);
 
 
 // "case_id|backend|timing": the pairing key of a row and the key of its samples in a SampleMap.

@@ -113,7 +113,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   // A graph row is written where case_runner.cpp's want_graph holds: --timing names graph, on a CUDA device.
   bool torn = false;  // the file's last row was cut off (no line feed): dropped, and the file rewritten without it
   const ResumePoint todo = resume_from(cases, backends,
-                                       resuming ? read_results_csv_for_resume(files.csv, &torn) : std::vector<ResultRow>{},
+                                       resuming ? read_results_csv(files.csv, &torn) : std::vector<ResultRow>{},
                                        s.graph && resolved == DeviceChoice::cuda);
   // "-" is stdout (--out - or --json -): then stdout holds that document alone, and the table, the summary and the
   // Markdown report go to stderr with the progress.

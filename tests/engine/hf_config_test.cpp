@@ -434,9 +434,14 @@ TEST(HfConfig, ContextLengthAsSglangDerivesIt) {
   EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "model_max_length": 16384, "max_seq_len": 12288)"), 12288);
   EXPECT_EQ(ctx(R"("seq_length": 8192, "max_sequence_length": 4096)"), 4096);
   EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "model_max_length": 16384)"), 16384);
-  // rope_scaling: the factor multiplies (Gemma-3's linear 8 over 131072: 1048576), except beside
+  // rope_scaling: the factor multiplies (a linear 8 over 131072: 1048576), except beside
   // original_max_position_embeddings (YaRN as Qwen / GPT-OSS write it) or for llama3's; no factor: 1; null: 1.
   EXPECT_EQ(ctx(R"("max_position_embeddings": 131072, "rope_scaling": {"factor": 8.0, "rope_type": "linear"})"), 1048576);
+  // transformers 5's name for it, rope_parameters, is read the same (the written rope_scaling first, as transformers).
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_parameters": {"rope_type": "linear", "factor": 4.0})"), 16384);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_parameters": {"rope_type": "default", "rope_theta": 1e4})"), 4096);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_scaling": null, "rope_parameters": {"factor": 2.0})"), 8192);
+  EXPECT_EQ(ctx(R"("max_position_embeddings": 4096, "rope_scaling": {"factor": 2.0}, "rope_parameters": {"factor": 3.0})"), 8192);
   EXPECT_EQ(ctx(R"("max_position_embeddings": 32768, "rope_scaling": {"factor": 4.0, "type": "yarn",
                    "original_max_position_embeddings": 32768})"), 32768);
   EXPECT_EQ(ctx(R"("max_position_embeddings": 131072, "rope_scaling": {"factor": 8.0, "rope_type": "llama3",
@@ -449,7 +454,21 @@ TEST(HfConfig, ContextLengthAsSglangDerivesIt) {
       "text_config": {"num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 128,
       "max_position_embeddings": 131072, "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024,
       "sliding_window_pattern": 6, "query_pre_attn_scalar": 168}})";
-  EXPECT_EQ(parse(mm).context_len, 1048576);
+  // Gemma-3's config class keys its rope parameters by layer type under transformers 5.19 (SGLang 0.5.23's pin):
+  // no top-level factor, so 131072 (transformers 5.19 itself reads the published config so: the twenty-first session's note).
+  EXPECT_EQ(parse(mm).context_len, 131072);
+  // ... by the text config's model_type, else the top level's, else the class; a Llama class keeps the factor.
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = mm;
+    t.replace(t.find(from), from.size(), to);
+    return parse(t).context_len;
+  };
+  EXPECT_EQ(with(R"("architectures": ["Gemma3ForConditionalGeneration"])", R"("architectures": ["LlamaForCausalLM"])"),
+            1048576);
+  EXPECT_EQ(with(R"("architectures": ["Gemma3ForConditionalGeneration"])",
+                 R"("architectures": ["LlamaForCausalLM"], "model_type": "gemma3")"), 131072);
+  EXPECT_EQ(with(R"("text_config": {)", R"("model_type": "llama", "text_config": {"model_type": "gemma3_text", )"), 131072);
+  EXPECT_EQ(with(R"("text_config": {)", R"("model_type": "gemma3", "text_config": {"model_type": "llama", )"), 1048576);
 }
 
 // Models whose layers are not all MHA / GQA attention (hybrids with Mamba or linear attention), and heads under

@@ -83,10 +83,10 @@ const RealModel kModels[] = {
     {"llama-3.2-3b.json", "llama-3.2-3b", 24, 8, 131072, false, false, 436518920},
     // Granite: its attention_multiplier scale changes no allocation (constructed as Llama).
     {"granite-3.1-8b.json", "granite-3.1-8b", 32, 8, 131072, false, false, 436518920},
-    // Gemma-3-12B with its published rope_scaling (linear, factor 8): SGLang's derived context length is
-    // 131072 x 8 = 1048576 (get_context_length), so FlashInfer's two kv_indices buffers are 256 x 1048576 int32
-    // (1 GiB each) and TRTLLM's page table 256 x 16384 int32; the construction is GPT-OSS's (two wrapper sets).
-    {"gemma-3-12b-it.json", "gemma-3-12b-it", 16, 8, 1048576, true, false, 461979664},
+    // Gemma-3-12B with its published rope_scaling (linear, factor 8): under transformers 5.19, which SGLang 0.5.23
+    // pins, Gemma3TextConfig keys its rope parameters by layer type, so get_context_length finds no factor and the
+    // context stays 131072 (it was 131072 x 8 under transformers 4); the construction is GPT-OSS's (two wrapper sets).
+    {"gemma-3-12b-it.json", "gemma-3-12b-it", 16, 8, 131072, true, false, 461979664},
 };
 
 std::int64_t phase(const MemoryReport& r, const std::string& b, const std::string& p, bool pinned = false) {
