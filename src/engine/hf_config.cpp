@@ -454,6 +454,20 @@ void read_granite_scale(const ConfigReader& r, const json& tc, const std::string
       tc, tp, "attention_multiplier", m.architecture + ": SGLang scales its attention by attention_multiplier");
 }
 
+// Phi-3-small (0.5.23 wheel, models/phi3_small.py L129-134, Phi3SmallSelfAttention): norm_factor = head_dim /
+// config.mup_attn_multiplier when config.mup_use_scaling, else sqrt(head_dim); scale = 1 / norm_factor, handed to
+// RadixAttention (L198). Its config class is the model's remote code, whose defaults attnbench cannot see: both keys
+// are required (the published configs write mup_use_scaling true and mup_attn_multiplier 1.0: scale 1/128).
+void read_phi3_small_scale(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
+  if (m.architecture != "Phi3SmallForCausalLM") return;
+  const std::optional<bool> mup = r.boolean(tc, tp, "mup_use_scaling");
+  if (!mup) r.fail(tp + "mup_use_scaling", "missing (required for Phi3SmallForCausalLM: SGLang picks its attention scale by it)");
+  if (!*mup) return;  // sqrt(head_dim): attnbench's default
+  const double mult = r.required_positive_number(
+      tc, tp, "mup_attn_multiplier", m.architecture + ": SGLang scales its attention by mup_attn_multiplier / head_dim");
+  m.attention_multiplier = mult / m.head_dim;
+}
+
 // Grok (0.5.23 wheel, models/grok.py, Grok1Attention; EntryClass L1020: Grok1ForCausalLM and its alias
 // Grok1ModelForCausalLM): a logit cap whether or not the config writes one, L425 logit_cap =
 // max(getattr(config, "attn_logit_softcapping", 30.0), 0.0), by getattr(config, "attn_logit_softcapping_method",
@@ -567,12 +581,29 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (const json* chunk = ConfigReader::find(tc, "attention_chunk_size"))
     r.fail(tp + "attention_chunk_size", shown(*chunk) + ": chunked local attention (" + m.architecture +
                                             ") is not modelled");
+  // Dual chunk attention (Qwen2.5-1M: dual_chunk_attention_config): SGLang's get_rope builds a
+  // DualChunkRotaryEmbedding (layers/rotary_embedding/factory.py L172-178) whose forward joins five query variants
+  // along the last dimension (rope_variant.py L829-833): a query 5 x head_dim wide that only a dual-chunk attention
+  // backend reads, none of the ones attnbench models.
+  if (const json* dca = ConfigReader::find(tc, "dual_chunk_attention_config"); dca && !dca->is_null())
+    r.fail(tp + "dual_chunk_attention_config", shown(*dca) + ": dual chunk attention (" + m.architecture +
+                                                   ") is not modelled");
   // Encoder-decoder models (SGLang 0.5.23's is_encoder_decoder_model, configs/model_config.py L2540: Whisper,
   // Mllama, MossVL) run cross-attention layers over the encoder's states, for which FlashInfer keeps a second
   // wrapper set (flashinfer_backend.py L414, CROSS_ATTENTION); attnbench's cases and kernels are self-attention.
   for (const char* ed : {"WhisperForConditionalGeneration", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration"})
     if (m.architecture == ed)
       r.fail("architectures", m.architecture + ": an encoder-decoder model (cross-attention layers) is not modelled");
+  // Encoder-only and bidirectional models: SGLang 0.5.23 builds their RadixAttention with
+  // AttentionType.ENCODER_ONLY (non-causal, every token seeing every other, no decode step): bert.py L241-248
+  // (BertModel, Contriever, BertForSequenceClassification; roberta.py reuses its encoder), embedding_gemma2.py L191,
+  // sdar.py L168, sdar_moe.py L253, llada2.py L1021 (diffusion LMs' block masks). attnbench's cases are causal decoders.
+  for (const char* enc : {"BertModel", "Contriever", "BertForSequenceClassification", "XLMRobertaModel",
+                          "XLMRobertaForSequenceClassification", "EmbeddingGemma2Model", "SDARForCausalLM",
+                          "SDARMoeForCausalLM", "LLaDA2MoeModelLM"})
+    if (m.architecture == enc)
+      r.fail("architectures", m.architecture + ": an encoder-only / bidirectional model (SGLang builds its attention "
+                              "as ENCODER_ONLY: non-causal, no decode) is not modelled; attnbench models causal decoders");
   // Hybrid models whose layers are not all attention layers, or whose layers carry a state-space block beside
   // attention (Jamba, Nemotron-H, Falcon-H1, Qwen3-Next, Granite-4 hybrids, RecurrentGemma): SGLang serves them
   // with its hybrid pools (Mamba / linear-attention state beside the KV cache) and backends, and caches K / V for
@@ -601,13 +632,20 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (const json* shared = ConfigReader::find(tc, "num_kv_shared_layers");
       shared && !(shared->is_number_integer() && shared->get<long long>() == 0))
     r.fail(tp + "num_kv_shared_layers", shown(*shared) + ": cross-layer KV sharing (" + m.architecture + ") is not modelled");
-  // K / V heads under another model family's key (Falcon's multi_query / num_kv_heads, GPT-2-style n_head): the
+  // K / V heads under another model family's key (Falcon's multi_query / num_kv_heads, GPT-2-style n_head, ChatGLM's
+  // multi_query_group_num, which SGLang's configs/chatglm.py maps to n_head_kv): the
   // count attnbench would take for num_key_value_heads (all heads) would be wrong.
   if (!ConfigReader::find(tc, "num_key_value_heads"))
-    for (const char* key : {"multi_query", "num_kv_heads", "n_head_kv", "n_head"})
+    for (const char* key : {"multi_query", "num_kv_heads", "n_head_kv", "n_head", "multi_query_group_num"})
       if (const json* v = ConfigReader::find(tc, key))
         r.fail(tp + key, shown(*v) + ": the model's heads are given under a key attnbench does not read "
                                      "(it reads num_attention_heads and num_key_value_heads)");
+  // The layer count under another family's key (ChatGLM's num_layers, GPT-2-style n_layer): named, not "missing".
+  if (!ConfigReader::find(tc, "num_hidden_layers"))
+    for (const char* key : {"num_layers", "n_layer", "n_layers"})
+      if (const json* v = ConfigReader::find(tc, key))
+        r.fail(tp + key, shown(*v) + ": the model's layers are given under a key attnbench does not read (it reads "
+                                     "num_hidden_layers)");
   m.num_layers = r.required_integer(tc, tp, "num_hidden_layers", 1, 1024);
   m.num_attention_heads = r.required_integer(tc, tp, "num_attention_heads", 1, 1024);
   m.num_key_value_heads = r.integer(tc, tp, "num_key_value_heads", 1, 1024).value_or(m.num_attention_heads);
@@ -642,6 +680,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   m.is_multimodal = is_multimodal(m.architecture, text_config != nullptr);
   read_gemma_scale_and_cap(r, tc, tp, m);
   read_granite_scale(r, tc, tp, m);
+  read_phi3_small_scale(r, tc, tp, m);
   read_grok_cap(r, tc, tp, m);
   read_attnbench_key(r, root, m);
   return m;

@@ -568,6 +568,21 @@ TEST(HfConfig, GraniteScaleIsTheAttentionMultiplier) {
       << "dense Granite keeps a written head_dim";
 }
 
+// Phi-3-small's scale (phi3_small.py L129-134): mup_attn_multiplier / head_dim when mup_use_scaling, else
+// head_dim**-0.5; its config class is remote code, so both keys are required rather than guessed.
+TEST(HfConfig, Phi3SmallScaleIsMupAttnMultiplierOverHeadDim) {
+  const std::string arch = R"("architectures": ["Phi3SmallForCausalLM"], )";
+  EXPECT_EQ(parse(config(arch + R"("mup_use_scaling": true, "mup_attn_multiplier": 1.0)")).sm_scale(), 1.0f / 64.0f);
+  EXPECT_EQ(parse(config(arch + R"("mup_use_scaling": true, "mup_attn_multiplier": 2.0)")).sm_scale(), 2.0f / 64.0f);
+  EXPECT_EQ(parse(config(arch + R"("mup_use_scaling": false, "mup_attn_multiplier": 2.0)")).sm_scale(), 1.0f / 8.0f);
+  EXPECT_TRUE(test::has(parse_error(config(arch + R"("mup_attn_multiplier": 1.0)")),
+                        "mup_use_scaling: missing (required for Phi3SmallForCausalLM"));
+  EXPECT_TRUE(test::has(parse_error(config(arch + R"("mup_use_scaling": true)")),
+                        "mup_attn_multiplier: missing (required for Phi3SmallForCausalLM"));
+  EXPECT_EQ(parse(config(R"("mup_use_scaling": true, "mup_attn_multiplier": 1.0)")).sm_scale(), 1.0f / 8.0f)
+      << "other classes ignore the keys";
+}
+
 // Exaone-4 writes sliding_window_pattern as a string ("LLLG") beside layer_types, which spell the same layers:
 // the string is left to layer_types (its class's window rule is not modelled, so the window is refused as such);
 // without layer_types a string is malformed.
@@ -623,6 +638,31 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
                             "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]}, "torch_dtype": "bfloat16"})"),
             "--model m.json: architectures: MllamaForConditionalGeneration: an encoder-decoder model "
             "(cross-attention layers) is not modelled");
+
+  // Encoder-only classes (bert.py L241-248 and the others SGLang builds as AttentionType.ENCODER_ONLY): refused.
+  for (const char* enc : {"BertModel", "XLMRobertaModel", "EmbeddingGemma2Model", "SDARForCausalLM"})
+    EXPECT_EQ(parse_error(config(std::string(R"("architectures": [")") + enc + R"("])")),
+              std::string("--model m.json: architectures: ") + enc +
+                  ": an encoder-only / bidirectional model (SGLang builds its attention as ENCODER_ONLY: non-causal, "
+                  "no decode) is not modelled; attnbench models causal decoders");
+  // Qwen2.5-1M: dual chunk attention (a query of 5 x head_dim reaches the attention); null is none.
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["Qwen2ForCausalLM"], "dual_chunk_attention_config":
+                                              {"chunk_size": 262144, "local_size": 8192})")),
+                        "dual_chunk_attention_config: {\"chunk_size\":262144,\"local_size\":8192}: dual chunk attention "
+                        "(Qwen2ForCausalLM) is not modelled"));
+  EXPECT_EQ(parse(config(R"("dual_chunk_attention_config": null)")).num_layers, 4);
+  // ChatGLM's keys (configs/chatglm.py: num_layers, multi_query_group_num) are named, not read as something else.
+  EXPECT_EQ(parse_error(R"({"architectures": ["ChatGLMModel"], "num_layers": 40, "num_attention_heads": 32,
+                            "multi_query_group_num": 2, "kv_channels": 128, "hidden_size": 4096, "seq_length": 131072})"),
+            "--model m.json: multi_query_group_num: 2: the model's heads are given under a key attnbench does not read "
+            "(it reads num_attention_heads and num_key_value_heads)");
+  EXPECT_EQ(parse_error(R"({"architectures": ["ChatGLMModel"], "num_layers": 40, "num_attention_heads": 32,
+                            "num_key_value_heads": 2, "head_dim": 128, "seq_length": 131072})"),
+            "--model m.json: num_layers: 40: the model's layers are given under a key attnbench does not read (it reads "
+            "num_hidden_layers)");
+  EXPECT_EQ(parse_error(config(R"("num_key_value_heads": null, "multi_query_group_num": 2)")).find("multi_query_group_num: 2: the "
+                                                                                                 "model's heads are given"),
+            std::string("--model m.json: ").size());
 
   // Gemma-2 9B's config.json: sliding_window 4096 and no pattern: even layers windowed, odd layers global.
   const ModelConfig g2 = parse(R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584,
