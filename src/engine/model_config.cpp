@@ -44,14 +44,32 @@ const std::vector<ModelConfig>& model_presets() {
   return presets;
 }
 
+namespace {
+bool is_preset_name(const std::string& name) {
+  for (const auto& m : model_presets())
+    if (m.name == name) return true;
+  return false;
+}
+bool names_a_path(const std::string& name_or_path) {
+  std::error_code ec;
+  return name_or_path.find('/') != std::string::npos ||
+         (name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0) ||
+         std::filesystem::exists(name_or_path, ec);
+}
+}  // namespace
+
+std::string model_config_file(const std::string& name_or_path) {
+  if (is_preset_name(name_or_path) || !names_a_path(name_or_path)) return "";
+  std::error_code ec;
+  if (std::filesystem::is_directory(name_or_path, ec))
+    return (std::filesystem::path(name_or_path) / "config.json").string();
+  return name_or_path;
+}
+
 ModelConfig find_model_preset(const std::string& name_or_path) {
   for (const auto& m : model_presets())
     if (m.name == name_or_path) return m;
-  std::error_code ec;
-  const bool path = name_or_path.find('/') != std::string::npos ||
-                    (name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0) ||
-                    std::filesystem::exists(name_or_path, ec);
-  if (path) return read_hf_config(name_or_path);
+  if (names_a_path(name_or_path)) return read_hf_config(name_or_path);
   std::string names;
   for (const auto& m : model_presets()) names += (names.empty() ? "" : ", ") + m.name;
   throw InputError("--model: unknown preset '" + printable(name_or_path) + "' (known: " + names +

@@ -103,6 +103,9 @@ const std::vector<ModelConfig>& model_presets();
 // existing file, ends with ".json" or contains '/'. Throws InputError naming --model (and listing the presets
 // when a name is unknown, or naming the file and key when a file is bad: engine/hf_config.hpp).
 ModelConfig find_model_preset(const std::string& name_or_path);
+// The file a --model value reads (a config.json, or a model folder's), "" for a preset name: an input that no
+// output may overwrite.
+std::string model_config_file(const std::string& name_or_path);
 
 // One embedded preset file: its path in the source tree and its text (generated model_presets.cpp).
 struct EmbeddedFile {

@@ -5,6 +5,7 @@
 #include "core/files.hpp"
 #include "device/device_factory.hpp"
 #include "device/environment.hpp"
+#include "engine/model_config.hpp"
 #include "report/memory_report.hpp"
 #include "runner/backend_catalog.hpp"
 #include "runner/memory_probe.hpp"
@@ -19,7 +20,7 @@ int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   // --out: checked (never the --config file, by device and inode) and opened before any work, so a bad path
   // fails fast (exit 2) and nothing is measured in vain; written all or nothing. "-": stdout.
   if (!o.out.empty() && o.out != "-") check_output_path(o.out, "--out");
-  OutputTarget output(o.out, out, {{"--config", o.config_file}});
+  OutputTarget output(o.out, out, {{"--config", o.config_file}, {"--model", model_config_file(o.m.model)}});
   std::ostream& os = output.stream();
   std::cerr << "attnbench: memory on " << device_choice_name(resolved)
             << (choice == DeviceChoice::automatic ? " (auto)" : "") << ", " << req.backends.size() << " backend(s)\n";

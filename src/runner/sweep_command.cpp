@@ -18,6 +18,7 @@
 #include "core/files.hpp"
 #include "device/device_factory.hpp"
 #include "device/environment.hpp"
+#include "engine/model_config.hpp"
 #include "report/markdown.hpp"
 #include "report/results_io.hpp"
 #include "report/run_summary.hpp"
@@ -99,7 +100,10 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   const int ordinal = resolved == DeviceChoice::cuda
                           ? rank_cuda_ordinal(plan.model.device, rank.spec, gpu_availability().count, env_vars)
                           : 0;
-  const SweepFiles files = sweep_files(rank.out, rank.json, o.config_file, plan.trace, o.resume);
+  std::vector<std::pair<std::string, std::string>> model_files;  // --model config files: inputs, never outputs
+  for (const std::string& m : plan.models)
+    if (const std::string f = model_config_file(m); !f.empty()) model_files.emplace_back(f, "--model");
+  const SweepFiles files = sweep_files(rank.out, rank.json, o.config_file, plan.trace, o.resume, model_files);
   const SweepOptions shaping = sweep_options(plan, backends, validate_only);
   prepare_sweep_files(files, /*rewrite=*/false, {});  // the directories, for the locks
   const SweepLock lock(files);  // one writer per results file, for the run's lifetime

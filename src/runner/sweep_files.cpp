@@ -64,7 +64,8 @@ void check_output_path(const std::string& path, const std::string& option) {
 }
 
 SweepFiles sweep_files(const std::string& out, const std::string& json, const std::string& config_file,
-                       const std::string& trace, bool resume) {
+                       const std::string& trace, bool resume,
+                       const std::vector<std::pair<std::string, std::string>>& inputs) {
   SweepFiles f;
   f.csv = out.empty() ? default_results_path() : out;
   if (resume && out.empty()) throw InputError("--resume: needs --out (the results file to complete)");
@@ -78,8 +79,9 @@ SweepFiles sweep_files(const std::string& out, const std::string& json, const st
     throw InputError("--json: '" + printable(f.json) + "' is the --out file");
   for (const auto& [output, option] : {std::pair{f.csv, std::string("--out")}, std::pair{f.json, std::string("--json")}}) {
     if (output.empty() || output == "-") continue;  // none, or stdout
-    for (const auto& [input, input_option] :
-         {std::pair{config_file, std::string("--config")}, std::pair{trace, std::string("--trace")}}) {
+    std::vector<std::pair<std::string, std::string>> read = {{config_file, "--config"}, {trace, "--trace"}};
+    read.insert(read.end(), inputs.begin(), inputs.end());
+    for (const auto& [input, input_option] : read) {
       if (same_file(output, input))
         throw InputError(option + ": '" + printable(output) + "' is the " + input_option + " file" +
                          (output == input ? "" : " ('" + printable(input) + "')"));

@@ -26,8 +26,11 @@ struct SweepFiles {
 // top directory is missing counts as under the working directory). "-" is stdout: at most one of the two,
 // never with `resume`.
 // `resume`: --resume, which needs an explicit --out. Throws InputError naming the option; creates nothing.
+// `inputs`: the other files the run reads, as (path, option) pairs (the --model config files): neither output may be
+// one of them either.
 SweepFiles sweep_files(const std::string& out, const std::string& json, const std::string& config_file,
-                       const std::string& trace, bool resume);
+                       const std::string& trace, bool resume,
+                       const std::vector<std::pair<std::string, std::string>>& inputs = {});
 
 // Whether `path` can be written, without creating anything: an existing writable file that is not a
 // directory, or a new file whose first existing ancestor directory is writable. InputError "<option>: '<path>'

@@ -240,6 +240,31 @@ TEST(HostileInput, NoCommandWritesOverItsInput) {
        },
        "m.toml",
        {"--out", "hl.txt", "--config"}},
+      // The --model config.json is an input too: the JSON beside --out (m.csv -> m.json), an explicit --json or
+      // --out, and a model folder's config.json (snap/config.csv -> snap/config.json).
+      {"run --out m.csv: its JSON would be the --model m.json",
+       [&](const TempDir& d) {
+         write(d, "m.json", test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+         return std::vector<std::string>{"run", "--device", "cpu", "--model", "m.json", "--warmup", "0", "--min-samples",
+                                         "1", "--max-samples", "1", "--quiet", "--out", "m.csv"};
+       },
+       "m.json",
+       {"--json", "m.json", "--model"}},
+      {"validate --out: a model folder's config.json",
+       [&](const TempDir& d) {
+         fs::create_directories(d.file("snap"));
+         write(d, "snap/config.json", test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+         return std::vector<std::string>{"validate", "--device", "cpu", "--model", "snap", "--out", "snap/config.json"};
+       },
+       "snap/config.json",
+       {"--out", "--model"}},
+      {"memory --out: the --model file",
+       [&](const TempDir& d) {
+         write(d, "m.json", test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+         return std::vector<std::string>{"memory", "--device", "cpu", "--model", "m.json", "--out", "m.json"};
+       },
+       "m.json",
+       {"--out", "--model"}},
       {"run --json: a hard link of the --out results (outputs are each other's input on --resume)",
        [&](const TempDir& d) {
          write(d, "r.csv", "x\n");
