@@ -163,6 +163,30 @@ TEST(RankTest, LargestExactSizesStayExactAndFinite) {
   EXPECT_THROW(mann_whitney_exact_p(26, 5, 5), std::invalid_argument);
 }
 
+// min_p: the best p the test's own method can give for the samples' sizes and ties (compare's "too few samples").
+TEST(RankTest, MinPIsTheMethodsBestPForTheseSizesAndTies) {
+  const std::vector<double> a = {1, 2, 3}, b = {4, 5, 6, 7, 8, 9, 10};
+  EXPECT_EQ(mann_whitney_test(a, b).min_p, min_reachable_p(3, 7));  // exact
+  // 200 tied values against one far above: asymptotic (ties), and no arrangement of these values reaches 0.05:
+  // the extreme U is what was observed, so p_value == min_p.
+  std::vector<double> base(200);
+  for (std::size_t i = 0; i < base.size(); ++i) base[i] = 10.0 + static_cast<double>(i % 20);  // 20 values, tied
+  const std::vector<double> one = {100.0};
+  const RankTest t = mann_whitney_test(one, base);
+  EXPECT_EQ(t.method, RankMethod::asymptotic);
+  EXPECT_GT(t.min_p, 0.05);
+  EXPECT_NEAR(t.p_value, t.min_p, 1e-12);
+  EXPECT_LT(min_reachable_p(1, 200), 0.01);  // what an untied sample of these sizes could reach (exact)
+  // Every value tied: no test at all.
+  EXPECT_EQ(mann_whitney_test(std::vector<double>{5.0, 5.0}, std::vector<double>{5.0, 5.0, 5.0}).min_p, 1.0);
+  // A larger tied sample can reach alpha: min_p below p_value when the samples overlap.
+  std::vector<double> lo(50), hi(50);
+  for (std::size_t i = 0; i < 50; ++i) lo[i] = static_cast<double>(i % 10), hi[i] = static_cast<double>(i % 10) + 5;
+  const RankTest u = mann_whitney_test(hi, lo);
+  EXPECT_LT(u.min_p, 1e-6);
+  EXPECT_LE(u.min_p, u.p_value);
+}
+
 TEST(RankTest, MinReachableP) {
   EXPECT_NEAR(min_reachable_p(5, 5), 2.0 / 252, 1e-15);
   EXPECT_NEAR(min_reachable_p(4, 4), 2.0 / 70, 1e-15);

@@ -342,6 +342,35 @@ TEST(CompareGate, FiveSamplesPerSideCanConfirmASlowdown) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
+// A hostile NEW file: each row one raw sample, 3x BASE's median, BASE with tied samples. The exact test would take
+// 1 vs 200 untied to p = 2 / 201, but ties make it asymptotic, whose best p there is 0.086: "ambiguous" passed the
+// gate; it is "too few samples" (a failure with --strict).
+TEST(CompareGate, OneNewSampleBesideTiedBaseSamplesIsTooFewNotAmbiguous) {
+  ResultSet base = one_row_set(), now = one_row_set();
+  std::vector<double> b(200);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = 100.0 + static_cast<double>(i % 20);
+  base.samples[sample_key(base.rows[0])] = b;
+  now.samples[sample_key(now.rows[0])] = {330.0};
+  CompareOptions strict;
+  strict.strict = true;
+  const CompareResult r = compare_results(base, now, strict);
+  EXPECT_TRUE(r.pairs[0].too_few_samples);
+  EXPECT_NE(r.pairs[0].verdict.find("too few samples (200 vs 1, with tied values: the best p they could give is 0.0"),
+            std::string::npos)
+      << r.pairs[0].verdict;
+  EXPECT_TRUE(r.failed);
+  // Two NEW samples: the same.
+  now.samples[sample_key(now.rows[0])] = {330.0, 331.0};
+  EXPECT_TRUE(compare_results(base, now, strict).pairs[0].too_few_samples);
+  // Untied BASE: exact, p = 2 / 201 < 0.01 is reachable and reached: slower, a failure without --strict.
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = 100.0 + 0.1 * static_cast<double>(i);
+  base.samples[sample_key(base.rows[0])] = b;
+  now.samples[sample_key(now.rows[0])] = {330.0};
+  const CompareResult e = compare_results(base, now);
+  EXPECT_EQ(e.pairs[0].verdict, "slower");
+  EXPECT_TRUE(e.failed);
+}
+
 TEST(CompareGate, TooFewSamplesForAVerdictWarnsOrWithStrictFails) {
   const std::string key = sample_key(one_row_set().rows[0]);
   const std::string verdict = "too few samples (4 vs 4; at least 5 per side needed at alpha 0.01)";
