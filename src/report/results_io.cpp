@@ -24,6 +24,7 @@
 #include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/stats.hpp"
 
 namespace attnbench {
 
@@ -798,7 +799,23 @@ ResultSet load_json(const std::string& path, const std::string& text) {
       if (!row.samples_us.empty() && static_cast<std::int64_t>(row.samples_us.size()) != row.samples)
         throw InputError(where + ": samples_us holds " + std::to_string(row.samples_us.size()) +
                          " values, samples says " + std::to_string(row.samples));
-      if (!row.samples_us.empty()) set.samples[sample_key(row)] = row.samples_us;
+      // ... and its step statistics are those of the samples (runner/case_rows.cpp fill_timing: summarize(samples_us)):
+      // a row whose median says 141 beside samples whose median is 71 is two measurements in one, and the gate
+      // would judge the samples while the tables print the row.
+      if (!row.samples_us.empty()) {
+        const Summary sm = summarize(row.samples_us);
+        const std::pair<const char*, std::pair<const std::optional<double>*, double>> stats[] = {
+            {"step_min_us", {&row.step_min_us, sm.min}},       {"step_p10_us", {&row.step_p10_us, sm.p10}},
+            {"step_median_us", {&row.step_median_us, sm.median}}, {"step_p90_us", {&row.step_p90_us, sm.p90}},
+            {"step_max_us", {&row.step_max_us, sm.max}}};
+        for (const auto& [name, field] : stats) {
+          const auto& [value, of_samples] = field;
+          if (!*value || std::abs(**value - of_samples) > 1e-9 * std::max(1.0, std::abs(of_samples)))
+            throw InputError(where + ": " + name + " " + (*value ? number_text(**value) : std::string("empty")) +
+                             " is not that of its samples_us (" + number_text(of_samples) + ")");
+        }
+        set.samples[sample_key(row)] = row.samples_us;
+      }
     }
     if (o.contains("ledger") && !o["ledger"].is_null()) {
       const json& l = o["ledger"];

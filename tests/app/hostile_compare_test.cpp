@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/stats.hpp"
 #include "report/results_io.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
@@ -112,10 +113,13 @@ std::vector<ResultRow> with_samples(std::vector<ResultRow> rows, double first, i
     r.samples_us.clear();
     for (int i = 0; i < n; ++i) r.samples_us.push_back(first + i);
     r.samples = n;
-    // The row's statistics agree with its samples (statistics out of order are refused).
-    r.step_median_us = first + (n - 1) / 2.0;
-    r.step_p10_us = r.step_min_us = first;
-    r.step_p90_us = r.step_max_us = first + n - 1;
+    // The row's statistics are its samples' (a JSON row whose statistics are not is refused).
+    const Summary sm = summarize(r.samples_us);
+    r.step_median_us = sm.median;
+    r.step_p10_us = sm.p10;
+    r.step_p90_us = sm.p90;
+    r.step_min_us = sm.min;
+    r.step_max_us = sm.max;
   }
   return rows;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/stats.hpp"
 #include "report/markdown.hpp"
 #include "support/errors.hpp"
 #include "support/golden.hpp"
@@ -610,6 +611,12 @@ ResultRow report_row(const std::string& backend) {
   r.repro = "attnbench run --case-id 'x'";
   r.samples_us = {99.5, 100.25, 101.75};
   r.samples = 3;  // the samples counted are the samples kept
+  const Summary sm = summarize(r.samples_us);  // and the statistics are theirs (the JSON reader checks it)
+  r.step_median_us = sm.median;
+  r.step_p10_us = sm.p10;
+  r.step_p90_us = sm.p90;
+  r.step_min_us = sm.min;
+  r.step_max_us = sm.max;
   r.ledger = {{"construct", backend + ".workspace_buffer", "device", 536870912, true, 1}};
   return r;
 }
@@ -780,7 +787,7 @@ TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
   j = nlohmann::json::parse(text);
   j["rows"][0]["step_median_us"] = 1e308;
   expect_error("order.json", j,
-               "row 0: step_median_us '1e+308' is above step_p90_us '101.75': the step statistics are out of order");
+               "row 0: step_median_us '1e+308' is above step_p90_us '101.45': the step statistics are out of order");
   j = nlohmann::json::parse(text);
   j["rows"][0]["samples"] = 5;
   j["rows"][0]["step_median_us"] = nullptr;
@@ -798,6 +805,36 @@ TEST(ResultsLoad, JsonValuesOutsideTheirDomainAreRefused) {
     EXPECT_EQ(std::string(e.what()),
               "results " + d.file("inf.json") + ": not valid JSON (number overflow parsing '-1e400')");
   }
+}
+
+// A row's step statistics are its raw samples' (fill_timing: summarize(samples_us)): doubled statistics beside the
+// measured samples (the gate would judge the samples, the tables print the row), a sample far beyond step_max_us.
+TEST(ResultsLoad, JsonStatisticsThatAreNotTheSamplesAreRefused) {
+  test::TempDir d;
+  write_results_json(d.file("r.json"), {}, "cmd", {report_row("trtllm_mha"), report_row("flashinfer")});
+  const auto base = nlohmann::json::parse(test::read_file(d.file("r.json")));
+  const auto error_of = [&](const std::string& name, const nlohmann::json& j) -> std::string {
+    test::write_file(d.file(name), j.dump());
+    try {
+      load_result_set(d.file(name));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of("same.json", base), "");
+  auto j = base;
+  for (const char* k : {"step_min_us", "step_p10_us", "step_median_us", "step_p90_us", "step_max_us"})
+    j["rows"][1][k] = j["rows"][1][k].get<double>() * 2;
+  EXPECT_EQ(error_of("doubled.json", j),
+            "results " + d.file("doubled.json") + ": row 1: step_min_us 199 is not that of its samples_us (99.5)");
+  j = base;
+  j["rows"][0]["samples_us"][2] = 1e300;
+  EXPECT_EQ(error_of("far.json", j),
+            "results " + d.file("far.json") + ": row 0: step_p90_us 101.45 is not that of its samples_us (8e+299)");
+  j = base;
+  j["rows"][0]["step_median_us"] = j["rows"][0]["step_median_us"].get<double>() * (1 + 1e-12);  // JSON rounding
+  EXPECT_EQ(error_of("rounded.json", j), "");
 }
 
 // A key given twice in one object: nlohmann (and Python's json.load) kept the last silently, so a second
