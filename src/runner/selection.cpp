@@ -26,6 +26,14 @@ std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan) {
 
 ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
                         std::vector<ResultRow> previous, bool graph_rows) {
+  // Every previous row must be one this sweep writes: a row of another case or backend is another sweep's (a file
+  // rewritten by another configuration while its JSON report, whose options --resume checks, stayed).
+  std::set<std::string> ids, names(backends.begin(), backends.end());
+  for (const Case& c : cases) ids.insert(c.id);
+  for (const ResultRow& r : previous)
+    if (!ids.count(r.case_id) || !names.count(r.backend))
+      throw InputError("--resume: the results hold a row (" + printable(r.case_id) + ", " + printable(r.backend) +
+                       ") this sweep does not write: another sweep's results; run without --resume to start again");
   std::map<std::string, std::vector<const ResultRow*>> rows_of;  // case id -> its rows
   for (const ResultRow& r : previous) rows_of[r.case_id].push_back(&r);
   std::set<std::string> done;  // case ids with every row the runner writes (merge's rule, one function)

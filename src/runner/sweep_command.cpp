@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -116,9 +117,28 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   }
   // A graph row is written where case_runner.cpp's want_graph holds: --timing names graph, on a CUDA device.
   bool torn = false;  // the file's last row was cut off (no line feed): dropped, and the file rewritten without it
-  const ResumePoint todo = resume_from(cases, backends,
-                                       resuming ? read_results_csv(files.csv, &torn) : std::vector<ResultRow>{},
-                                       s.graph && resolved == DeviceChoice::cuda);
+  ResumePoint todo = resume_from(cases, backends,
+                                 resuming ? read_results_csv(files.csv, &torn) : std::vector<ResultRow>{},
+                                 s.graph && resolved == DeviceChoice::cuda);
+  // The CSV holds no raw samples or ledger: the kept rows take theirs from the JSON report the run that measured
+  // them wrote (rewritten below with the kept rows, so without this they were lost). A row the report lacks (a run
+  // killed before writing it) stays without them, and is said.
+  std::size_t without_samples = 0;
+  if (resuming && !todo.kept.empty()) {
+    const ResultSet previous = load_result_set(files.json);
+    std::map<std::string, const ResultRow*> by_key;
+    for (const ResultRow& r : previous.rows) by_key[sample_key(r)] = &r;
+    for (ResultRow& k : todo.kept) {
+      const auto it = by_key.find(sample_key(k));
+      const bool same = it != by_key.end() && it->second->samples == k.samples &&
+                        it->second->step_median_us == k.step_median_us && it->second->status == k.status;
+      if (same) {
+        k.samples_us = it->second->samples_us;
+        k.ledger = it->second->ledger;
+      }
+      if (k.samples > 0 && k.samples_us.empty()) ++without_samples;
+    }
+  }
   // "-" is stdout (--out - or --json -): then stdout holds that document alone, and the table, the summary and the
   // Markdown report go to stderr with the progress.
   const bool csv_stdout = files.csv == "-", json_stdout = files.json == "-";
@@ -141,6 +161,10 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
     std::cerr << "attnbench: --resume: " << todo.cases_done << " case(s) already in " << printable(files.csv) << ", "
               << todo.cases.size() << " to run" << (todo.dropped_partial ? " (a partial case's rows dropped)" : "")
               << (torn ? " (its last line, cut off before its line feed, dropped)" : "") << "\n";
+  if (without_samples > 0)
+    std::cerr << "attnbench: --resume: " << without_samples << " kept row(s) have no raw samples in "
+              << printable(files.json) << " (the run that measured them ended before writing its report): compare "
+              << "judges those by their p10-p90 range\n";
   std::string command = s.repro_prefix;
   for (const auto& a : args)
     if (a != "run" && a != "validate") command += " " + a;

@@ -86,6 +86,16 @@ TEST(Interrupt, SigintKeepsCompleteRowsAndResumeFinishesTheSweep) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   expect_complete_without_duplicates(csv);
   EXPECT_TRUE(std::filesystem::exists(d.file("r.json")));
+  // The rows kept from the first run keep their raw samples and ledger (the CSV has neither: they come from the
+  // report the interrupted run wrote), so the JSON stays a full report.
+  const ResultSet report = load_result_set(d.file("r.json"));
+  ASSERT_EQ(report.rows.size(), 36u);
+  for (const ResultRow& r : report.rows) {
+    if (r.status != RowStatus::ok || r.samples == 0) continue;
+    EXPECT_EQ(static_cast<std::int64_t>(r.samples_us.size()), r.samples) << r.case_id << " " << r.backend;
+    EXPECT_FALSE(r.ledger.empty()) << r.case_id << " " << r.backend;
+  }
+  EXPECT_EQ(again.err.find("no raw samples"), std::string::npos) << again.err;
 }
 
 TEST(Interrupt, SigkillLeavesAValidCsvAndResumeDropsAPartialCase) {
@@ -110,6 +120,8 @@ TEST(Interrupt, SigkillLeavesAValidCsvAndResumeDropsAPartialCase) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("partial case"), std::string::npos) << again.err;
   expect_complete_without_duplicates(csv);
+  // The killed run never wrote its report's rows: the kept rows have no raw samples to restore, and it is said.
+  if (n >= 3) EXPECT_NE(again.err.find("have no raw samples in"), std::string::npos) << again.err;
 }
 
 }  // namespace

@@ -63,6 +63,20 @@ TEST(Selection, NothingLeftOrABadRegexNamesTheOption) {
   expect_bad(p, "--filter: invalid regular expression '('");
 }
 
+// A previous row this sweep does not write (another case id or backend: the CSV rewritten by another configuration
+// while the JSON report, whose options --resume checks, stayed) is refused, not kept.
+TEST(Selection, ResumeRefusesRowsOfAnotherSweep) {
+  const std::vector<std::string> backends = {"flashinfer", "trtllm_mha"};
+  try {
+    resume_from(cases_with_ids(kIds), backends, {row(kIds[0], "flashinfer"), row("decode/other/b=1", "flashinfer")});
+    ADD_FAILURE() << "a row of another case was kept";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--resume: the results hold a row (decode/other/b=1, flashinfer) this sweep does "
+                                     "not write: another sweep's results; run without --resume to start again");
+  }
+  EXPECT_THROW(resume_from(cases_with_ids(kIds), backends, {row(kIds[0], "trtllm_mha_legacy")}), InputError);
+}
+
 TEST(Selection, ResumeSkipsCompleteCasesAndDropsAPartialOne) {
   const std::vector<std::string> backends = {"flashinfer", "trtllm_mha"};
   // Case 0 complete (eager and graph rows of both), case 1 cut off after its first backend.
