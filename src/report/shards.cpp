@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -183,12 +184,25 @@ ResultSet merge_shard_sets(const std::vector<std::pair<std::string, ResultSet>>&
       if (diff.empty()) diff = "the fingerprints " + printable(fp) + " and " + printable(required(first, "options_fingerprint")) + " differ";
       throw InputError("merge: " + s->name() + " was run with other options than " + first.name() + ": " + diff);
     }
-    for (const char* key : {"git_commit", "sglang_version"}) {
+    // The options text is what the fingerprint hashes (runner/sweep_options.cpp options_fingerprint: "v1:" and the
+    // 64-bit FNV-1a of the text, the hash case_ids_hash computes for a one-element list): a text edited under an
+    // untouched fingerprint would make the merged report claim options its rows were not run with.
+    if (fp != "v1:" + case_ids_hash({required(*s, "options")}).substr(std::strlen("fnv1a64:")))
+      throw InputError("merge: " + s->name() + ": its options text does not hash to its options_fingerprint " +
+                       printable(fp) + " (edited?)");
+    for (const char* key : {"git_commit", "sglang_version", "arch"}) {
       const std::string a = required(first, key), b = required(*s, key);
       if (a != b)
         throw InputError("merge: " + s->name() + " has " + key + " " + printable(b) + ", " + first.name() + " " +
-                         printable(a) + ": the shards of one sweep come from one attnbench build and one SGLang profile");
+                         printable(a) + ": the shards of one sweep come from one attnbench build, one SGLang profile "
+                         "and one modelled architecture");
     }
+    // Its rows model the release its environment names (a row of another release is another measurement).
+    for (const ResultRow& r : s->set->rows)
+      if (!r.sglang_version.empty() && r.sglang_version != required(*s, "sglang_version"))
+        throw InputError("merge: " + s->name() + " has a row (" + printable(sample_key(r)) + ") of SGLang " +
+                         printable(r.sglang_version) + " under an environment of SGLang " +
+                         printable(required(*s, "sglang_version")));
     for (const char* key : {kSweepCaseCountKey, kSweepCaseIdsHashKey}) {
       const std::string a = required(first, key), b = required(*s, key);
       if (a != b)

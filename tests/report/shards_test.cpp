@@ -48,7 +48,9 @@ ResultSet shard(int k, int n, const std::vector<std::size_t>& indices,
                    {"gpu_uuid", "GPU-" + std::to_string(k)},
                    {"device_ordinal", std::to_string(k)},
                    {"sglang_version", "0.5.23"},
-                   {"options_fingerprint", "v1:" + std::to_string(std::hash<std::string>{}(options))},
+                   {"arch", "sm90"},
+                   // what runner/sweep_options.cpp's options_fingerprint writes: the text's 64-bit FNV-1a
+                   {"options_fingerprint", "v1:" + case_ids_hash({options}).substr(8)},
                    {"options", options}};
   for (auto& kv : shard_environment(ShardSpec{k, n, "torchrun", k}, cases, indices)) s.environment.push_back(kv);
   s.command = "attnbench run --config c.toml --shard " + std::to_string(k) + "/" + std::to_string(n) + " --out x.csv";
@@ -199,6 +201,22 @@ TEST(Merge, RefusesWhatIsNotOneCompleteSweep) {
     ResultSet b = s1;
     set_env(b, "options_fingerprint", "");  // present but other: and no options text differs
     bad.push_back({{{"a.json", s0}, {"b.json", b}}, {"other options", "fingerprints"}});
+  }
+  {  // the options text edited under its fingerprint (both shards alike, so the fingerprints still agree)
+    ResultSet a = s0, b = s1;
+    set_env(a, "options", "subcommand=run; --batch=1,2,4");
+    set_env(b, "options", "subcommand=run; --batch=1,2,4");
+    bad.push_back({{{"a.json", a}, {"b.json", b}}, {"a.json (shard 0/2): its options text does not hash to its options_fingerprint"}});
+  }
+  {  // another modelled architecture
+    ResultSet b = s1;
+    set_env(b, "arch", "sm100");
+    bad.push_back({{{"a.json", s0}, {"b.json", b}}, {"arch sm100", "one modelled architecture"}});
+  }
+  {  // a row of another SGLang release than its shard's environment
+    ResultSet b = s1;
+    b.rows.front().sglang_version = "30cb848d4";
+    bad.push_back({{{"a.json", s0}, {"b.json", b}}, {"of SGLang 30cb848d4 under an environment of SGLang 0.5.23"}});
   }
   // Case 1 in both shards (and so case 0 in neither, or a duplicate).
   bad.push_back({{{"a.json", s0}, {"b.json", shard(1, 2, {0, 1, 2, 4})}}, {"case decode/b is in two shards"}});
