@@ -25,11 +25,14 @@ std::vector<Case> select_cases(std::vector<Case> cases, const RunPlan& plan) {
 }
 
 ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
-                        std::vector<ResultRow> previous, bool graph_rows) {
+                        std::vector<ResultRow> previous, bool graph_rows, const std::set<std::string>* sweep_ids) {
   // Every previous row must be one this sweep writes: a row of another case or backend is another sweep's (a file
   // rewritten by another configuration while its JSON report, whose options --resume checks, stayed).
   std::set<std::string> ids, names(backends.begin(), backends.end());
-  for (const Case& c : cases) ids.insert(c.id);
+  if (sweep_ids != nullptr)
+    ids = *sweep_ids;
+  else
+    for (const Case& c : cases) ids.insert(c.id);
   for (const ResultRow& r : previous)
     if (!ids.count(r.case_id) || !names.count(r.backend))
       throw InputError("--resume: the results hold a row (" + printable(r.case_id) + ", " + printable(r.backend) +

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,11 @@ struct ResumePoint {
 // missing_rows_of_case (report/results_io.hpp, merge's rule too): an eager row of each of `backends` and, with
 // `graph_rows` (--timing names graph on a CUDA device), a graph row beside each eager row that is not skipped,
 // unless the case is extend; complete cases are not run again, and a partial case runs again whole.
+// A previous row of a backend not in `backends`, or of a case outside `sweep_ids` (every case the sweep expands
+// to, selected or not: the selection may change between runs; null: the ids of `cases`), is another sweep's:
+// InputError.
 ResumePoint resume_from(std::vector<Case> cases, const std::vector<std::string>& backends,
-                        std::vector<ResultRow> previous, bool graph_rows = false);
+                        std::vector<ResultRow> previous, bool graph_rows = false,
+                        const std::set<std::string>* sweep_ids = nullptr);
 
 }  // namespace attnbench

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -78,7 +79,10 @@ struct StopOnSignal {
 int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args, bool validate_only, std::ostream& out) {
   const auto started = std::chrono::steady_clock::now();  // the environment's wall_seconds
   const RunPlan& plan = o.plan;
-  std::vector<Case> selected = select_cases(expand_cases(plan), plan);  // expand_cases validates the plan
+  std::vector<Case> expanded = expand_cases(plan);  // validates the plan
+  std::set<std::string> sweep_ids;  // every case of the sweep, selected or not (--resume: rows it may hold)
+  for (const Case& c : expanded) sweep_ids.insert(c.id);
+  std::vector<Case> selected = select_cases(std::move(expanded), plan);
   if (o.list_format != "text" && !o.list_cases) throw InputError("--format: only with --list-cases");
   const std::vector<std::string> backends = resolve_backends(plan.backends);
   // This rank's share (--shard, or the launcher's environment: runner/shard.hpp) and its files.
@@ -119,7 +123,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   bool torn = false;  // the file's last row was cut off (no line feed): dropped, and the file rewritten without it
   ResumePoint todo = resume_from(cases, backends,
                                  resuming ? read_results_csv(files.csv, &torn) : std::vector<ResultRow>{},
-                                 s.graph && resolved == DeviceChoice::cuda);
+                                 s.graph && resolved == DeviceChoice::cuda, &sweep_ids);
   // The CSV holds no raw samples or ledger: the kept rows take theirs from the JSON report the run that measured
   // them wrote (rewritten below with the kept rows, so without this they were lost). A row the report lacks (a run
   // killed before writing it) stays without them, and is said.

@@ -75,6 +75,14 @@ TEST(Selection, ResumeRefusesRowsOfAnotherSweep) {
                                      "not write: another sweep's results; run without --resume to start again");
   }
   EXPECT_THROW(resume_from(cases_with_ids(kIds), backends, {row(kIds[0], "trtllm_mha_legacy")}), InputError);
+  // A case of the sweep that this run's selection (--filter) leaves out is not another sweep's: kept as it is.
+  const std::set<std::string> sweep(kIds.begin(), kIds.end());
+  const std::vector<Case> selected = cases_with_ids({kIds[1]});
+  const ResumePoint r = resume_from(selected, backends, {row(kIds[0], "flashinfer"), row(kIds[0], "trtllm_mha")},
+                                    false, &sweep);
+  EXPECT_EQ(r.kept.size(), 2u);
+  EXPECT_EQ(ids(r.cases), (std::vector<std::string>{kIds[1]}));
+  EXPECT_THROW(resume_from(selected, backends, {row(kIds[0], "flashinfer")}, false, nullptr), InputError);
 }
 
 TEST(Selection, ResumeSkipsCompleteCasesAndDropsAPartialOne) {
