@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -9,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/integer_text.hpp"
+#include "core/omp_env.hpp"
 #include "core/version.hpp"
 
 namespace attnbench {
@@ -27,6 +30,27 @@ const CLI::Validator kUnsigned([](std::string& s) { return negative_integer_prob
 CLI::Validator in_range(bool is_unsigned) {  // runs after kDecimal
   return CLI::Validator([is_unsigned](std::string& s) { return integer_range_problem(s, is_unsigned); }, "RANGE",
                         "in range");
+}
+
+// A floating-point value as written: decimal digits with an optional '.', '-' and exponent (std::from_chars,
+// general format), the whole text, finite. CLI11 2.1.2 converts with strtold, which takes hexadecimal ("0x10"
+// is 16), leading blanks (" 7" is 7), infinities, and an empty text as 0 ('' gave --target-spread 0 and
+// "--zipf-s ... got 0.000000"); the same rules as the integer options (no blanks, no '+', decimal only).
+std::string decimal_real_problem(const std::string& s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
+  if (ec == std::errc::result_out_of_range) return "'" + s + "' is beyond the range of a double";
+  if (ec != std::errc() || end != s.data() + s.size())
+    return "'" + s + "' is not a number (decimal: digits, an optional '-', '.' and exponent)";
+  if (!std::isfinite(v)) return "'" + s + "' is not a finite number";
+  return {};
+}
+const CLI::Validator kDecimalReal([](std::string& s) { return decimal_real_problem(s); }, "REAL", "decimal number");
+
+// Every floating-point option of `app` (CLI11 names their type FLOAT) accepts a decimal number only.
+void decimal_reals_only(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options())
+    if (opt->get_type_name().find("FLOAT") != std::string::npos) opt->check(kDecimalReal);
 }
 
 // Every 64-bit-capable integer option of `app` is checked for range (in_range).
@@ -157,6 +181,8 @@ std::string subcommand_list() {
 }
 
 ParsedCli parse_cli(const std::vector<std::string>& args) {
+  // First, before any file is opened: an OMP_NUM_THREADS that libgomp would crash on or misread (omp_env.hpp).
+  check_omp_num_threads_env();
   ParsedCli out;
   CLI::App app{"attnbench: evidence about SGLang attention backends (memory, latency, correctness)", "attnbench"};
   app.fallthrough();
@@ -293,7 +319,10 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
   CLI::App* env = app.add_subcommand("env", "Show the machine, the build and whether a GPU is usable");
   env->add_option("--format", out.env.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
 
-  for (CLI::App* sub : {memory, run, validate, compare, report, merge}) decimal_integers_only(sub);
+  for (CLI::App* sub : {memory, run, validate, compare, report, merge}) {
+    decimal_integers_only(sub);
+    decimal_reals_only(sub);
+  }
   // compare too: CLI11 clamps --max-memory-growth 99999999999999999999 to 2^63 - 1, a gate that never fails.
   for (CLI::App* sub : {memory, run, validate, compare}) integers_in_range(sub);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_subcommand(args[0]))
@@ -349,6 +378,13 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     for (const CLI::Option* opt : sub->get_options()) {
       const auto& names = opt->get_lnames();
       for (std::size_t i = 1; i < names.size(); ++i) config_formatter->primary_names[sub->get_name()][names[i]] = names[0];
+    }
+  // Which options take numbers, for the config reader (CLI11 names their types INT, UINT, FLOAT).
+  for (const CLI::App* sub : {memory, run, validate, compare, report, merge})
+    for (const CLI::Option* opt : sub->get_options()) {
+      const std::string t = opt->get_type_name();
+      if (t.find("INT") != std::string::npos || t.find("FLOAT") != std::string::npos)
+        for (const std::string& n : opt->get_lnames()) config_formatter->numeric[sub->get_name()].insert(n);
     }
   config_file = config_file_of(args);
   config_formatter->file = config_file;

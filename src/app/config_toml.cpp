@@ -34,6 +34,11 @@ std::vector<CLI::ConfigItem> TomlConfig::parse(std::string_view text) const {
   const auto names = primary_names.find(subcommand);
   std::vector<ConfigEntry> entries =
       read_toml_config(text, file, subcommand, kSubcommands, names == primary_names.end() ? none : names->second);
+  if (const auto options = numeric.find(subcommand); options != numeric.end())
+    for (const ConfigEntry& e : entries)
+      if (!e.string_value.empty() && options->second.count(e.name))
+        throw InputError(config_where(file, e.line) + ": --" + printable(e.written) + " takes a number, not " +
+                         e.string_value + " (a TOML string: write the number without quotes)");
   for (ConfigEntry& e : entries) {
     if (!e.from_section) close();
     if (e.from_section && open_section != e.section) {

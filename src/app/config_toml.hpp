@@ -6,6 +6,7 @@
 #include <CLI/ConfigFwd.hpp>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ class TomlConfig : public CLI::Config {
   // Per subcommand: an option's other long names -> its first one (without dashes), so that parse() refuses one
   // option written under two names.
   std::map<std::string, std::map<std::string, std::string>> primary_names;
+  // Per subcommand: every long name (without dashes) of an option whose values are numbers (CLI11's INT / UINT /
+  // FLOAT types): a TOML string for one of them is refused (batch = ["1"], target-spread = "0x10": CLI11 reads every
+  // value as text, so "0x10" became 16 and "" became 0, past the checks the command line has).
+  std::map<std::string, std::set<std::string>> numeric;
 
   // core/toml_config.hpp's check_config_file: call it before CLI::App::parse (CLI11 opens the file).
   static void check_file(const std::string& path) { check_config_file(path); }

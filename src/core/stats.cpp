@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,6 +90,71 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
   r.z = std::copysign(corrected / std::sqrt(var), d);
   r.p_value = std::min(1.0, std::erfc(std::abs(r.z) / std::sqrt(2.0)));
   return r;
+}
+
+namespace {
+
+// The median of `v` (reordered) as percentile_sorted(sorted v, 50) computes it, in linear time: the element of
+// rank floor((n - 1) / 2) by selection, its successor the least element above it.
+double median_by_selection(std::vector<double>& v) {
+  const double pos = static_cast<double>(v.size() - 1) * 50 / 100.0;
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  const double at_lo = v[lo];
+  const double at_hi = hi == lo ? at_lo : *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(hi), v.end());
+  return at_lo + (at_hi - at_lo) * frac;
+}
+
+}  // namespace
+
+BootstrapBand bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, std::uint64_t seed) {
+  if (a.empty() || b.empty()) throw std::invalid_argument("bootstrap_median_ratio: a sample set is empty");
+  for (const auto side : {a, b})
+    for (const double x : side)
+      if (!(std::isfinite(x) && x > 0))
+        throw std::invalid_argument("bootstrap_median_ratio: a sample is not a finite number > 0");
+  std::mt19937_64 rng(seed);
+  // One side: its draws per resample, and (m-out-of-n, beyond the bound) its sample median and the factor
+  // sqrt(m / n) that scales a resampled median's distance from it (stats.hpp says why).
+  struct Side {
+    std::span<const double> from;
+    std::vector<double> into;
+    double center = 0, scale = 1;
+    bool capped = false;
+  };
+  const auto side = [](std::span<const double> from) {
+    Side s{from, std::vector<double>(std::min(from.size(), kMaxBootstrapDraws))};
+    s.capped = from.size() > kMaxBootstrapDraws;
+    if (s.capped) {
+      std::vector<double> all(from.begin(), from.end());
+      s.center = median_by_selection(all);
+      s.scale = std::sqrt(static_cast<double>(kMaxBootstrapDraws) / static_cast<double>(from.size()));
+    }
+    return s;
+  };
+  Side sa = side(a), sb = side(b);
+  const auto median_of_resample = [&rng](Side& s) {
+    for (double& x : s.into) x = s.from[rng() % s.from.size()];
+    const double m = median_by_selection(s.into);
+    return s.capped ? s.center + (m - s.center) * s.scale : m;
+  };
+  std::vector<double> ratios;
+  ratios.reserve(kBootstrapResamples);
+  for (int i = 0; i < kBootstrapResamples; ++i) {
+    const double ma = median_of_resample(sa);  // a's draws first, then b's: the order the band was defined in
+    const double mb = median_of_resample(sb);
+    ratios.push_back(ma / mb);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  BootstrapBand band;
+  band.lo = percentile_sorted(ratios, 5);
+  band.hi = percentile_sorted(ratios, 95);
+  band.resamples = kBootstrapResamples;
+  band.draws_a = sa.into.size();
+  band.draws_b = sb.into.size();
+  return band;
 }
 
 }  // namespace attnbench

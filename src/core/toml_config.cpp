@@ -240,7 +240,10 @@ bool has_any_key(const toml::table& t) {
 // A decimal integer in [2^63, 2^64) that toml++ refused ("'N' is not representable in 64 bits"): quoted in the
 // text, it reaches CLI11 as its digits (uint64 options read them; others refuse them as before). Returns false
 // when the error is another one or the number is 2^64 or beyond.
-bool quote_big_integer(std::string& text, const toml::parse_error& e) {
+// `quoted` receives the (line, column) where the string the quotes make begins (its opening quote; columns
+// count code points, as toml++'s source positions), so that the value is not taken for a TOML string.
+bool quote_big_integer(std::string& text, const toml::parse_error& e,
+                       std::set<std::pair<std::int64_t, std::int64_t>>& quoted) {
   const std::string_view d = e.description();
   if (d.find("decimal integer") == std::string_view::npos ||
       d.find("' is not representable in 64 bits") == std::string_view::npos)
@@ -263,6 +266,12 @@ bool quote_big_integer(std::string& text, const toml::parse_error& e) {
     for (std::size_t k = 0; k < end; ++k)
       if ((static_cast<unsigned char>(l[k]) & 0xC0) != 0x80) ++end_column;
     if (end_column + 1 != column) continue;
+    // The opening quote's column (counted before the insertions move `l`'s text). toml++ stops at the first
+    // error, so later insertions are further on in the text and never move an earlier string.
+    std::int64_t quote_column = 1;
+    for (std::size_t k = 0; k < pos; ++k)
+      if ((static_cast<unsigned char>(l[k]) & 0xC0) != 0x80) ++quote_column;
+    quoted.insert({line, quote_column});
     text.insert(line_start + end, "\"");
     text.insert(line_start + pos, "\"");
     return true;
@@ -302,6 +311,7 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
 
   std::string text(input);
   toml::table root;
+  std::set<std::pair<std::int64_t, std::int64_t>> quoted;  // big integers quote_big_integer made strings
   for (int attempt = 0;; ++attempt) {
     try {
       root = toml::parse(std::string_view(text), std::string_view(file));
@@ -309,7 +319,7 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
     } catch (const toml_guard::ParserAssumption&) {
       throw InputError(where(0) + ": malformed TOML (rejected by the parser's internal checks)");
     } catch (const toml::parse_error& e) {
-      if (attempt < 64 && quote_big_integer(text, e)) continue;
+      if (attempt < 64 && quote_big_integer(text, e, quoted)) continue;
       const auto line = static_cast<std::int64_t>(e.source().begin.line);
       const std::string_view l = line_of(input, line);
       const std::string key = key_of_line(l);
@@ -346,6 +356,10 @@ std::vector<ConfigEntry> read_toml_config(std::string_view input, const std::str
     const auto scalar = [&](const toml::node& v) -> std::string {
       switch (v.type()) {
         case toml::node_type::string:
+          if (item.string_value.empty() &&
+              !quoted.count({static_cast<std::int64_t>(v.source().begin.line),
+                             static_cast<std::int64_t>(v.source().begin.column)}))
+            item.string_value = describe(v);
           return v.as_string()->get();
         case toml::node_type::integer:
           if (v.as_integer()->flags() != toml::value_flags::none)

@@ -50,6 +50,10 @@ struct ConfigEntry {
   std::int64_t line = 0;            // 1-based line of the key
   std::string kind;                 // the value, described: "the boolean true", "the integer 1", "an array", ...
   bool boolean = false;             // the value was a TOML boolean (what a flag takes)
+  // The first value that was a TOML string (the value, or a value of its array), described ("the string
+  // \"1\""); "" when none. A decimal integer in [2^63, 2^64), which reaches CLI11 as its digits, is no string.
+  // app/config_toml.cpp refuses a string for an option that takes numbers (batch = ["1"]).
+  std::string string_value;
 };
 
 // Checks `path` before anyone opens it: a regular file of at most kMaxConfigBytes bytes, opened without

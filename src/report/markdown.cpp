@@ -10,7 +10,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -442,25 +441,11 @@ std::optional<LatencyRatio> latency_ratio(const ResultRow& a, const ResultRow& b
   };
   if (a.samples_us.size() >= kMinSamples && b.samples_us.size() >= kMinSamples && finite_positive(a.samples_us) &&
       finite_positive(b.samples_us)) {
-    // Percentile bootstrap of the ratio of medians. Indices from the raw 64-bit draws (modulo), not from a
-    // standard distribution, so every standard library gives the same band.
-    constexpr int kResamples = 1000;
-    std::mt19937_64 rng(0x5eedULL);
-    std::vector<double> ra(a.samples_us.size()), rb(b.samples_us.size()), ratios;
-    ratios.reserve(kResamples);
-    const auto median_of_resample = [&rng](const std::vector<double>& from, std::vector<double>& into) {
-      for (double& x : into) x = from[rng() % from.size()];
-      std::sort(into.begin(), into.end());
-      return percentile_sorted(into, 50);
-    };
-    for (int i = 0; i < kResamples; ++i) {
-      const double ma = median_of_resample(a.samples_us, ra);
-      const double mb = median_of_resample(b.samples_us, rb);
-      ratios.push_back(ma / mb);
-    }
-    std::sort(ratios.begin(), ratios.end());
-    r.lo = std::min(percentile_sorted(ratios, 5), r.ratio);
-    r.hi = std::max(percentile_sorted(ratios, 95), r.ratio);
+    // Percentile bootstrap of the ratio of medians (core/stats.hpp): seeded, the same band on every standard
+    // library, and its cost bounded whatever the number of samples (at most kMaxBootstrapDraws per side).
+    const BootstrapBand band = bootstrap_median_ratio(a.samples_us, b.samples_us);
+    r.lo = std::min(band.lo, r.ratio);
+    r.hi = std::max(band.hi, r.ratio);
     r.has_band = true;
     r.bootstrap = true;
     return r;
@@ -733,7 +718,25 @@ MemoryReport load_memory_report_json(const std::string& path) {
     for (const auto& [k, v] : j["context"].items())
       r.context.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
   }
-  r.kv_bytes_per_token = get_int(j, "kv_bytes_per_token", "");
+  // A byte count as attnbench writes it: >= 0 (every figure of the ledger is what a phase allocated and kept:
+  // construct, graph state and capture only allocate) and at most kMaxMemoryBytes. The bound is 2^50 B (1 PiB,
+  // hundreds of times any GPU's memory): sums of a handful of such figures (three phases of two backends, the
+  // saving) stay far inside int64 (2^63), where 2^62 per phase overflowed the saving ("saves -4294967296.51
+  // GiB", signed-overflow UB). driver_delta_bytes may be negative (a difference of two driver readings: free
+  // memory can rise while a phase runs, as the results' ctor_driver_delta_bytes), within the same bound.
+  constexpr std::int64_t kMaxMemoryBytes = std::int64_t{1} << 50;
+  const auto get_bytes = [&](const json& o, const char* key, const std::string& where, bool may_be_negative = false) {
+    const std::int64_t v = get_int(o, key, where);
+    const std::string name = (where.empty() ? "" : where + ".") + key + " " + std::to_string(v);
+    if (v < 0 && !may_be_negative) throw bad(name + " is negative (a byte count is >= 0)");
+    if (v > kMaxMemoryBytes || v < -kMaxMemoryBytes)
+      throw bad(name + " is beyond " + (v < 0 ? "-" : "") + "2^50 (1 PiB, the bound on one memory figure)");
+    return v;
+  };
+  r.kv_bytes_per_token = get_bytes(j, "kv_bytes_per_token", "");
+  // attnbench writes the model's KV bytes per token (2 x layers x KV heads x head_dim x dtype bytes), never 0:
+  // the saving is divided by it.
+  if (r.kv_bytes_per_token == 0) throw bad("kv_bytes_per_token 0 is not > 0");
   if (j.contains("model") && j["model"].is_string()) {
     r.model = j["model"].get<std::string>();
   } else {
@@ -746,6 +749,9 @@ MemoryReport load_memory_report_json(const std::string& path) {
     for (const auto& [k, v] : r.context)
       if (k == "sglang") r.sglang_version = v.substr(0, v.find(' '));
   }
+  // What the writer puts in a phase and a tag (runner/phases.hpp's phases; the ledger's kinds, device/ledger.hpp).
+  static const std::string kPhases[] = {"construct", "graph_state", "capture"};
+  static const std::string kKinds[] = {"device", "pinned", "host"};
   // f(element, its JSON path) for each element of `array` (at path `where`); each must be an object.
   const auto each_object = [&](const json& array, const std::string& where, const auto& f) {
     for (std::size_t i = 0; i < array.size(); ++i) {
@@ -771,18 +777,20 @@ MemoryReport load_memory_report_json(const std::string& path) {
       p.phase = get_str(jp, "phase", wp);
       if (const auto [it, fresh] = phase_at.emplace(p.phase, wp); !fresh)
         throw bad(wp + ".phase '" + printable(p.phase) + "' again (first at " + it->second + ")");
-      p.device_bytes = get_int(jp, "device_bytes", wp);
-      p.pinned_bytes = get_int(jp, "pinned_bytes", wp);
-      p.host_bytes = jp.contains("host_bytes") ? get_int(jp, "host_bytes", wp) : 0;
+      p.device_bytes = get_bytes(jp, "device_bytes", wp);
+      p.pinned_bytes = get_bytes(jp, "pinned_bytes", wp);
+      p.host_bytes = jp.contains("host_bytes") ? get_bytes(jp, "host_bytes", wp) : 0;
       if (jp.contains("driver_delta_bytes") && !jp["driver_delta_bytes"].is_null())
-        p.driver_delta_bytes = get_int(jp, "driver_delta_bytes", wp);
+        p.driver_delta_bytes = get_bytes(jp, "driver_delta_bytes", wp, /*may_be_negative=*/true);
       if (jp.contains("tags")) {
         if (!jp["tags"].is_array()) throw bad(wp + ".tags is not an array");
         each_object(jp["tags"], wp + ".tags", [&](const json& jt, const std::string& wt) {
           MemoryTag tag;
           tag.tag = get_str(jt, "tag", wt);
           tag.kind = get_str(jt, "kind", wt);
-          tag.bytes = get_int(jt, "bytes", wt);
+          if (std::find(std::begin(kKinds), std::end(kKinds), tag.kind) == std::end(kKinds))
+            throw bad(wt + ".kind '" + printable(tag.kind) + "' is not device, pinned or host");
+          tag.bytes = get_bytes(jt, "bytes", wt);
           if (jt.contains("shared")) {
             if (!jt["shared"].is_boolean()) throw bad(wt + ".shared is not true / false");
             tag.shared = jt["shared"].get<bool>();
@@ -790,9 +798,35 @@ MemoryReport load_memory_report_json(const std::string& path) {
           const std::int64_t count = jt.contains("count") ? get_int(jt, "count", wt) : 0;
           if (count < std::numeric_limits<int>::min() || count > std::numeric_limits<int>::max())
             throw bad(wt + ".count " + std::to_string(count) + " is beyond int range");
+          if (count < 0) throw bad(wt + ".count " + std::to_string(count) + " is negative (allocations)");
           tag.count = static_cast<int>(count);
           p.tags.push_back(std::move(tag));
         });
+      }
+      // Only the phases attnbench measures (runner/phases.hpp); checked after the phase's fields, so that a
+      // malformed field is named first.
+      if (std::find(std::begin(kPhases), std::end(kPhases), p.phase) == std::end(kPhases))
+        throw bad(wp + ".phase '" + printable(p.phase) + "' is not one attnbench writes (construct, graph_state, capture)");
+      // The tags break a phase's bytes down: each kind's tags add up to at most the phase's bytes of that kind.
+      // The writer lists every (tag, kind) group the phase changed, so its sums are equal (Ledger::diff and
+      // Ledger::diff_totals count the same records); a shorter list (a report abridged by hand, as the tests'
+      // own) still describes the phase, tags beyond its total do not. host_bytes is checked where it is given.
+      // Sums saturate just above the bound: a million tags of 2^50 B cannot overflow.
+      if (jp.contains("tags")) {
+        std::int64_t sum[3] = {0, 0, 0};
+        for (const MemoryTag& t : p.tags) {
+          const auto k = static_cast<std::size_t>(std::find(std::begin(kKinds), std::end(kKinds), t.kind) - std::begin(kKinds));
+          sum[k] = std::min(sum[k] + t.bytes, kMaxMemoryBytes + 1);
+        }
+        const std::pair<const char*, std::int64_t> totals[3] = {
+            {"device_bytes", p.device_bytes}, {"pinned_bytes", p.pinned_bytes}, {"host_bytes", p.host_bytes}};
+        for (std::size_t k = 0; k < 3; ++k) {
+          if (k == 2 && !jp.contains("host_bytes")) continue;
+          if (sum[k] > totals[k].second)
+            throw bad(wp + ".tags of kind " + kKinds[k] + " add up to " +
+                      (sum[k] > kMaxMemoryBytes ? "over 2^50" : std::to_string(sum[k])) + " B, more than " +
+                      totals[k].first + " " + std::to_string(totals[k].second));
+        }
       }
       b.phases.push_back(std::move(p));
     });
