@@ -84,6 +84,7 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
   r.u = rank_sum_a - n1 * (n1 + 1) / 2.0;
   const double mu = n1 * n2 / 2.0;
   const double var = n1 * n2 / 12.0 * ((n + 1) - (n > 1 ? tie_term / (n * (n - 1)) : 0.0));
+  r.var = std::max(0.0, var);
   if (var <= 0) return r;  // every value ties: no evidence of a difference (z = 0, p = 1)
   const double d = r.u - mu;
   const double corrected = std::max(0.0, std::abs(d) - 0.5);  // continuity correction towards the mean

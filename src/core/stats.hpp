@@ -34,6 +34,7 @@ struct MannWhitney {
   double z = 0;        // standardised statistic (continuity and tie corrected); 0 when every value ties
   double p_value = 1;  // two-sided, normal approximation
   bool ties = false;   // two equal values in the pooled sample
+  double var = 0;      // the tie-corrected variance of U under the null (0 when every value ties)
 };
 
 // Mann-Whitney U test of `a` against `b` (both non-empty, finite): U of a, z with continuity correction and

@@ -686,15 +686,20 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   return m;
 }
 
+std::string hf_config_path(const std::string& given) {
+  // A model folder (what SGLang's --model-path takes, e.g. a Hugging Face snapshot): its config.json.
+  std::error_code ec;
+  if (std::filesystem::is_directory(given, ec)) return (std::filesystem::path(given) / "config.json").string();
+  return given;
+}
+
 ModelConfig read_hf_config(const std::string& given) {
   std::error_code ec;
   auto st = std::filesystem::status(given, ec);
   if (ec || !std::filesystem::exists(st))
     throw InputError("--model " + printable(given) + ": no such file (expected a preset name, a config.json or a model folder)");
-  // A model folder (what SGLang's --model-path takes, e.g. a Hugging Face snapshot): its config.json.
-  std::string path = given;
-  if (std::filesystem::is_directory(st)) {
-    path = (std::filesystem::path(given) / "config.json").string();
+  const std::string path = hf_config_path(given);
+  if (path != given) {
     st = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(st))
       throw InputError("--model " + printable(given) + ": a folder without a config.json");

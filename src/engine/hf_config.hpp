@@ -36,6 +36,8 @@ constexpr std::size_t kMaxHfConfigBytes = 1 << 20;  // a config.json is a few Ki
 // --model-path takes a model folder) and parses it; the model's name is attnbench.name, else
 // model_name_from_path of the file. Throws InputError "--model PATH: <key>: <what>".
 ModelConfig read_hf_config(const std::string& path);
+// The file read_hf_config reads for `given`: a folder's config.json, else `given` itself (nothing checked).
+std::string hf_config_path(const std::string& given);
 
 // Parses the text of a config.json. `source` names it in errors ("--model <source>: <key>: <what>");
 // `default_name` is the model's name when the text has no attnbench.name.

@@ -60,10 +60,7 @@ bool names_a_path(const std::string& name_or_path) {
 
 std::string model_config_file(const std::string& name_or_path) {
   if (is_preset_name(name_or_path) || !names_a_path(name_or_path)) return "";
-  std::error_code ec;
-  if (std::filesystem::is_directory(name_or_path, ec))
-    return (std::filesystem::path(name_or_path) / "config.json").string();
-  return name_or_path;
+  return hf_config_path(name_or_path);
 }
 
 ModelConfig find_model_preset(const std::string& name_or_path) {

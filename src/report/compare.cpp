@@ -118,9 +118,15 @@ std::vector<std::string> check_sglang_versions(const ResultSet& base, const Resu
 }
 
 // "too few samples (N vs M; at least K per side needed at alpha A)"
-std::string too_few_text(std::size_t na, std::size_t nb, double alpha) {
+// With ties (min_p: the best p the normal approximation can give for these values), when samples of these sizes
+// without ties could reach alpha: "too few samples (N vs M, with tied values: the best p ... )".
+std::string too_few_text(std::size_t na, std::size_t nb, double alpha, std::optional<double> tied_min_p = {}) {
+  const std::string sizes = "too few samples (" + std::to_string(na) + " vs " + std::to_string(nb);
+  if (tied_min_p)
+    return sizes + ", with tied values: the best p they could give is " + fmt("%.2g", *tied_min_p) +
+           ", not below alpha " + fmt("%g", alpha) + ")";
   const std::size_t k = min_samples_per_side(alpha);
-  return "too few samples (" + std::to_string(na) + " vs " + std::to_string(nb) + "; " +
+  return sizes + "; " +
          (k > 0 ? "at least " + std::to_string(k) + " per side needed" : std::string("no sample size reaches it")) +
          " at alpha " + fmt("%g", alpha) + ")";
 }
@@ -158,11 +164,8 @@ void judge_latency(PairResult& p, const ResultRow& a, const ResultRow& b, const 
     if (big && !significant && mw->min_p >= opt.alpha) {
       // No data of these sizes (and, with ties, of these tied values) could confirm the change: say so instead of
       // "ambiguous", which passes the gate (1 NEW sample 3x slower beside 200 tied BASE samples: p 0.086 at best).
-      p.verdict = mw->method == RankMethod::exact || min_reachable_p(sa->size(), sb->size()) >= opt.alpha
-                      ? too_few_text(sa->size(), sb->size(), opt.alpha)
-                      : "too few samples (" + std::to_string(sa->size()) + " vs " + std::to_string(sb->size()) +
-                            ", with tied values: the best p they could give is " + fmt("%.2g", mw->min_p) +
-                            ", not below alpha " + fmt("%g", opt.alpha) + ")";
+      const bool ties_alone = mw->method != RankMethod::exact && min_reachable_p(sa->size(), sb->size()) < opt.alpha;
+      p.verdict = too_few_text(sa->size(), sb->size(), opt.alpha, ties_alone ? std::optional(mw->min_p) : std::nullopt);
       p.too_few_samples = true;
       return;
     }

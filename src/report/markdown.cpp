@@ -749,8 +749,7 @@ MemoryReport load_memory_report_json(const std::string& path) {
     for (const auto& [k, v] : r.context)
       if (k == "sglang") r.sglang_version = v.substr(0, v.find(' '));
   }
-  // What the writer puts in a phase and a tag (runner/phases.hpp's phases; the ledger's kinds, device/ledger.hpp).
-  static const std::string kPhases[] = {"construct", "graph_state", "capture"};
+  // What the writer puts in a tag: the ledger's kinds (device/ledger.hpp); its phases are kMemoryPhases.
   static const std::string kKinds[] = {"device", "pinned", "host"};
   // f(element, its JSON path) for each element of `array` (at path `where`); each must be an object.
   const auto each_object = [&](const json& array, const std::string& where, const auto& f) {
@@ -805,7 +804,7 @@ MemoryReport load_memory_report_json(const std::string& path) {
       }
       // Only the phases attnbench measures (runner/phases.hpp); checked after the phase's fields, so that a
       // malformed field is named first.
-      if (std::find(std::begin(kPhases), std::end(kPhases), p.phase) == std::end(kPhases))
+      if (std::find(std::begin(kMemoryPhases), std::end(kMemoryPhases), p.phase) == std::end(kMemoryPhases))
         throw bad(wp + ".phase '" + printable(p.phase) + "' is not one attnbench writes (construct, graph_state, capture)");
       // The tags break a phase's bytes down: each kind's tags add up to at most the phase's bytes of that kind.
       // The writer lists every (tag, kind) group the phase changed, so its sums are equal (Ledger::diff and

@@ -37,6 +37,9 @@ struct BackendMemory {
   const MemoryPhase* phase(const std::string& name) const;
 };
 
+// The phases a memory report holds, in the order attnbench measures them (runner/phases.hpp).
+inline constexpr const char* kMemoryPhases[] = {"construct", "graph_state", "capture"};
+
 struct MemoryReport {
   std::vector<std::pair<std::string, std::string>> context;  // model, server args, device ... in print order
   std::string model;

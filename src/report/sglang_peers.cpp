@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/units.hpp"
+#include "report/memory_report.hpp"
 #include "report/peers.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
@@ -18,8 +19,6 @@ using text::fmt;
 using text::md;
 using text::with_commas;
 
-const char* const kPhases[] = {"construct", "graph_state", "capture"};
-
 struct PhaseTag {
   std::int64_t bytes = 0;
   int count = 0;
@@ -30,7 +29,7 @@ using PhaseLedger = std::map<std::string, std::map<std::string, PhaseTag>>;  // 
 // Per phase, the ledger of the first row (in order) that carries that phase.
 PhaseLedger ledger_by_phase(const std::vector<const ResultRow*>& rows) {
   PhaseLedger out;
-  for (const char* phase : kPhases) {
+  for (const char* phase : kMemoryPhases) {
     for (const ResultRow* r : rows) {
       bool any = false;
       for (const ResultRow::LedgerGroup& g : r->ledger) {
@@ -133,7 +132,7 @@ SglangComparison compare_sglang(const std::vector<ResultRow>& model_rows, const 
         mem.sglang_ctor_driver_bytes = s->ctor_driver_delta_bytes;
         break;
       }
-    for (const char* phase : kPhases) {
+    for (const char* phase : kMemoryPhases) {
       std::set<std::string> tags;
       const auto mp = ml.find(phase), sp = sl.find(phase);
       if (mp != ml.end())

@@ -180,6 +180,8 @@ TEST(HostileInput, NoCommandWritesOverItsInput) {
   const auto link = [](const TempDir& d, const std::string& from, const std::string& to) {
     fs::create_hard_link(d.file(from), d.file(to));
   };
+  // A --model config.json to protect (the tiny preset's file).
+  const std::string tiny_json = test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json");
   const std::vector<Case> cases = {
       {"run --out: a hard link of --config",
        [&](const TempDir& d) {
@@ -244,7 +246,7 @@ TEST(HostileInput, NoCommandWritesOverItsInput) {
       // --out, and a model folder's config.json (snap/config.csv -> snap/config.json).
       {"run --out m.csv: its JSON would be the --model m.json",
        [&](const TempDir& d) {
-         write(d, "m.json", test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+         write(d, "m.json", tiny_json);
          return std::vector<std::string>{"run", "--device", "cpu", "--model", "m.json", "--warmup", "0", "--min-samples",
                                          "1", "--max-samples", "1", "--quiet", "--out", "m.csv"};
        },
@@ -253,14 +255,14 @@ TEST(HostileInput, NoCommandWritesOverItsInput) {
       {"validate --out: a model folder's config.json",
        [&](const TempDir& d) {
          fs::create_directories(d.file("snap"));
-         write(d, "snap/config.json", test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+         write(d, "snap/config.json", tiny_json);
          return std::vector<std::string>{"validate", "--device", "cpu", "--model", "snap", "--out", "snap/config.json"};
        },
        "snap/config.json",
        {"--out", "--model"}},
       {"memory --out: the --model file",
        [&](const TempDir& d) {
-         write(d, "m.json", test::read_file(std::string(ATTNBENCH_SOURCE_DIR) + "/configs/models/tiny.json"));
+         write(d, "m.json", tiny_json);
          return std::vector<std::string>{"memory", "--device", "cpu", "--model", "m.json", "--out", "m.json"};
        },
        "m.json",
