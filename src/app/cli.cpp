@@ -13,6 +13,7 @@
 #include "core/integer_text.hpp"
 #include "core/omp_env.hpp"
 #include "core/version.hpp"
+#include "device/device_factory.hpp"
 
 namespace attnbench {
 
@@ -154,7 +155,9 @@ void add_model_options(CLI::App* sub, ModelOptions& m, bool page_size = true, bo
   sub->add_option("--kv-layout", s.kv_layout,
                   "auto (the profile's KV pool: K and V halves of one buffer in 0.5.23) or separate (fmha_v2 then copies pages)")
       ->capture_default_str();
-  sub->add_option("--device", m.device, "auto, cpu, cuda or cuda:N (cuda: GPU 0, or the launcher's local rank)")->capture_default_str();
+  sub->add_option("--device", m.device,
+                  std::string(kDeviceValues) + " (cuda: GPU 0, or the launcher's local rank)")
+      ->capture_default_str();
 }
 
 std::string config_error_text(const std::string& what, const std::string& file) {

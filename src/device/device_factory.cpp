@@ -16,7 +16,7 @@ DeviceChoice parse_device_choice(const std::string& s) {
   if (s == "cpu") return DeviceChoice::cpu;
   if (s == "cuda" || s == "gpu") return DeviceChoice::cuda;
   if (parse_device_ordinal(s) >= 0) return DeviceChoice::cuda;
-  throw InputError("--device: unknown device '" + printable(s) + "' (expected auto, cpu, cuda or cuda:N)");
+  throw InputError("--device: unknown device '" + printable(s) + "' (expected " + kDeviceValues + ")");
 }
 
 int parse_device_ordinal(const std::string& s) {
@@ -60,10 +60,12 @@ DeviceChoice resolve_device_choice(DeviceChoice choice) {
   return gpu_availability().usable ? DeviceChoice::cuda : DeviceChoice::cpu;
 }
 
-DeviceChoice resolve_usable_device(DeviceChoice choice) {
-  const DeviceChoice c = resolve_device_choice(choice);
+DeviceChoice resolve_usable_device(const std::string& typed) {
+  const DeviceChoice c = resolve_device_choice(parse_device_choice(typed));
+  // The value as typed: "gpu" or "cuda:1" is no "cuda" to the one who typed it.
   if (c == DeviceChoice::cuda && !gpu_availability().usable)
-    throw InputError("--device cuda: no usable GPU (" + gpu_availability().detail + ")");
+    throw InputError("--device '" + printable(typed) + "': no usable GPU (" + gpu_availability().detail +
+                     "); --device takes " + kDeviceValues + ", and here only auto or cpu");
 #if defined(ATTNBENCH_HAS_CUDA)
   if (c == DeviceChoice::cuda) (void)prefill_kernel_from_env();  // a bad ATTNBENCH_PREFILL_KERNEL: exit 2 up front
 #endif

@@ -11,7 +11,11 @@ namespace attnbench {
 
 enum class DeviceChoice { automatic, cpu, cuda };
 
-DeviceChoice parse_device_choice(const std::string& s);  // InputError naming --device; "cuda:N" -> cuda
+// What --device takes, for its help text and its errors.
+inline constexpr const char* kDeviceValues = "auto, cpu, cuda, gpu (= cuda) or cuda:N";
+
+// InputError naming --device, the value and kDeviceValues; "gpu" and "cuda:N" -> cuda.
+DeviceChoice parse_device_choice(const std::string& s);
 // N of "cuda:N" (decimal, no sign or leading zero), -1 for any other valid --device; InputError naming --device.
 int parse_device_ordinal(const std::string& s);
 // InputError "<what>: only N GPU(s) visible (cuda:0 to cuda:N-1)" unless 0 <= ordinal < visible.
@@ -32,7 +36,10 @@ std::unique_ptr<Device> make_device(DeviceChoice choice);
 std::unique_ptr<Device> make_device(DeviceChoice choice, int cuda_ordinal);
 // What `automatic` resolves to here.
 DeviceChoice resolve_device_choice(DeviceChoice choice);
-// resolve_device_choice, checked before any work: `cuda` without a usable GPU is an InputError naming --device.
-DeviceChoice resolve_usable_device(DeviceChoice choice);
+// resolve_device_choice of parse_device_choice(`typed`), checked before any work: `typed` (the --device value
+// as given) asking for a GPU where none is usable is an InputError naming --device, `typed`, why, and the
+// values that run here: "--device 'gpu': no usable GPU (attnbench was built without CUDA); --device takes
+// auto, cpu, cuda, gpu (= cuda) or cuda:N, and here only auto or cpu".
+DeviceChoice resolve_usable_device(const std::string& typed);
 
 }  // namespace attnbench

@@ -87,7 +87,7 @@ int run_report_command(const ReportOptions& o, std::ostream& out, const BackendC
   const ResultSet set = load_result_set(o.results);
   if (!o.plots.empty()) extras.figures = figure_links(o.plots, o.out);
   std::optional<MemoryReport> memory;
-  if (!o.memory.empty()) memory = load_memory_report_json(o.memory);
+  if (!o.memory.empty()) memory = load_memory_report_json(o.memory, catalog);
   if (memory && !memory->sglang_version.empty()) {  // one report, one modelled SGLang (as compare)
     const std::set<std::string> rows = sglang_versions_of(set);
     if (!rows.empty() && rows != std::set<std::string>{memory->sglang_version}) {

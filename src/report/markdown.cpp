@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/case_id.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/stats.hpp"
@@ -257,10 +258,11 @@ std::vector<Saving> write_memory_from_rows(std::ostream& os, const Index& ix, co
       diff(&ResultRow::ctor_pinned_bytes, s.pinned);
       diff(&ResultRow::capture_pinned_bytes, s.pinned);
       // The KV cache's element size: an fp8 cache (--kv-cache-dtype, named in the case id) holds 1 byte.
-      const bool fp8_cache = lean->case_id.find("/kvcache=fp8_") != std::string::npos;
+      const std::optional<CaseIdParts> id = parse_case_id(lean->case_id);
+      const std::string kv_cache = id ? id->kv_cache_dtype : "";
+      const bool fp8_cache = kv_cache.rfind("fp8_", 0) == 0;
       const int db = fp8_cache ? 1 : dtype_bytes(lean->dtype);
-      const std::string cache_dtype =
-          fp8_cache ? lean->case_id.substr(lean->case_id.find("/kvcache=") + 9, 8) : lean->dtype;
+      const std::string cache_dtype = fp8_cache ? kv_cache : lean->dtype;
       // SGLang's KV cache holds every layer of the model: count the full depth when it is known.
       const auto full = model_layers.find(model);
       const bool known = full != model_layers.end() && full->second > 0;
@@ -673,7 +675,7 @@ void write_markdown_report(std::ostream& os, const ResultSet& all, const MemoryR
   }
 }
 
-MemoryReport load_memory_report_json(const std::string& path) {
+MemoryReport load_memory_report_json(const std::string& path, const BackendCatalog& catalog) {
   using json = nlohmann::ordered_json;
   // A regular file within the size limit, no NUL byte, nesting bounded: all checked before parsing.
   const std::string text = read_input_file(path, "memory report", kMaxMemoryReportBytes);
@@ -765,6 +767,13 @@ MemoryReport load_memory_report_json(const std::string& path) {
   each_object(j["backends"], "backends", [&](const json& jb, const std::string& wb) {
     BackendMemory b;
     b.backend = get_str(jb, "backend", wb);
+    // A backend attnbench does not have: its figures would print as evidence of a class nothing here models.
+    if (!catalog.find(b.backend)) {
+      std::vector<std::string> known;
+      for (const CatalogBackend& k : catalog.backends) known.push_back(k.name);
+      throw bad(wb + ".backend '" + printable(b.backend) + "' is not an attnbench backend (" +
+                text::one_of(known) + ")");
+    }
     if (const auto [it, fresh] = backend_at.emplace(b.backend, wb); !fresh)
       throw bad(wb + ".backend '" + printable(b.backend) + "' again (first at " + it->second + ")");
     std::map<std::string, std::string> phase_at;

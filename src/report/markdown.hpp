@@ -68,7 +68,9 @@ void write_markdown_report(std::ostream& os, const ResultSet& results, const Mem
 // present, else the context's "model" up to its first " (". Throws InputError naming `path` when the file is
 // unreadable, not a regular file (a FIFO, a directory, a device: refused before any read), larger than
 // kMaxMemoryReportBytes, holds a NUL byte, nests JSON deeper than kMaxJsonNesting, is not JSON, not an
-// "attnbench.memory" document of schema_version 1, or a field has the wrong type.
-MemoryReport load_memory_report_json(const std::string& path);
+// "attnbench.memory" document of schema_version 1, or a field has the wrong type, or names a backend that is
+// not one of `catalog`'s (the registry's backends, handed in from above: "memory report PATH:
+// backends[1].backend 'fa3' is not an attnbench backend (flashinfer, trtllm_mha or trtllm_mha_legacy)").
+MemoryReport load_memory_report_json(const std::string& path, const BackendCatalog& catalog);
 
 }  // namespace attnbench

@@ -21,10 +21,12 @@
 #include <utility>
 #include <variant>
 
+#include "core/case_id.hpp"
 #include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/stats.hpp"
+#include "report/text.hpp"
 
 namespace attnbench {
 
@@ -170,13 +172,6 @@ const std::vector<std::string>* enum_values(std::string_view column) {
   return nullptr;
 }
 
-// "a, b or c"
-std::string one_of(const std::vector<std::string>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " or " : ", ") + v[i];
-  return s;
-}
-
 // The rule of one column applied to `row`: "" or "COLUMN 'VALUE' is not WHAT".
 struct DomainCheck {
   const ResultRow& row;
@@ -188,7 +183,7 @@ struct DomainCheck {
   std::string operator()(std::string ResultRow::*m) const {
     const std::vector<std::string>* allowed = enum_values(name);
     if (!allowed || std::find(allowed->begin(), allowed->end(), row.*m) != allowed->end()) return "";
-    return bad(row.*m, one_of(*allowed));
+    return bad(row.*m, text::one_of(*allowed));
   }
   std::string operator()(RowStatus ResultRow::*m) const {  // only a value cast from outside the enum
     return parse_row_status(row_status_name(row.*m)) ? "" : bad_status(row_status_name(row.*m));
@@ -515,9 +510,42 @@ std::vector<ResultRow> read_results_csv(const std::string& path, bool* torn_tail
   return rows_from_csv_text(path, text);
 }
 
+namespace {
+
+// What is wrong between `row`'s case_id and the columns the id names (mode, model, layers when the id has
+// "/L=", batch, page_size, dtype, seed): "" when they agree. The id is taken apart by parse_case_id, the
+// reader of the one format the runner writes (core/case_id.hpp).
+std::string case_id_error(const ResultRow& row) {
+  const std::optional<CaseIdParts> id = parse_case_id(row.case_id);
+  if (!id)
+    return "case_id '" + printable(row.case_id) +
+           "' is not a case id as attnbench writes them (MODE/MODEL/.../b=N/.../p=N/DTYPE, e.g. "
+           "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16)";
+  const auto contradicts = [&row](const char* column, const std::string& value, const std::string& named) {
+    return std::string(column) + " '" + printable(value) + "' contradicts case_id '" +
+           printable(row.case_id) + "' (" + named + ")";
+  };
+  if (row.mode != id->mode) return contradicts("mode", row.mode, "mode " + id->mode);
+  if (row.model != id->model) return contradicts("model", row.model, "model " + id->model);
+  if (id->layers && row.layers != *id->layers)
+    return contradicts("layers", std::to_string(row.layers), "L=" + std::to_string(*id->layers));
+  if (row.batch != id->batch)
+    return contradicts("batch", std::to_string(row.batch), "b=" + std::to_string(id->batch));
+  if (row.page_size != id->page_size)
+    return contradicts("page_size", std::to_string(row.page_size), "p=" + std::to_string(id->page_size));
+  if (row.dtype != id->dtype) return contradicts("dtype", row.dtype, "dtype " + id->dtype);
+  if (row.seed != id->seed_or_default())
+    return contradicts("seed", std::to_string(row.seed),
+                       id->seed ? "seed=" + std::to_string(*id->seed) : std::string("no seed=: seed 1"));
+  return "";
+}
+
+}  // namespace
+
 std::string result_row_domain_error(const ResultRow& row) {
   for (const Column& c : kColumns)
     if (std::string e = std::visit(DomainCheck{row, c.name}, c.field); !e.empty()) return e;
+  if (std::string e = case_id_error(row); !e.empty()) return e;
   // A pass is a claim with its figures: an ok row with ref_pass 1 has both reference errors. The writer writes a
   // NaN error empty and, beside it, ref_pass 0 (ref_pass_as_written); an empty error beside a 1 came from
   // elsewhere, and the peer tables would print it as "pass".

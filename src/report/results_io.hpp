@@ -165,9 +165,11 @@ bool set_result_cell(ResultRow& row, std::size_t col, const ResultCell& cell);
 // Raw samples (JSON samples_us): every value finite and >= 0.
 
 // What is wrong with `row`, as "COLUMN 'VALUE' is not WHAT" (the first column that breaks a rule, in column
-// order); "" when every value is in its column's domain. Then the rules across columns: an ok row with
-// samples > 0 has a step_median_us > 0, and step_min_us <= step_p10_us <= step_median_us <= step_p90_us <=
-// step_max_us (those present).
+// order); "" when every value is in its column's domain. Then the rules across columns: case_id is an id as
+// the runner writes it (core/case_id.hpp) and the columns it names agree with it (mode, model, layers where
+// the id has "/L=", batch, page_size, dtype, seed: "batch '4' contradicts case_id
+// 'decode/tiny/b=1/kv=8/p=64/bf16' (b=1)"); an ok row with samples > 0 has a step_median_us > 0, and
+// step_min_us <= step_p10_us <= step_median_us <= step_p90_us <= step_max_us (those present).
 std::string result_row_domain_error(const ResultRow& row);
 
 // What is wrong with raw step samples, as "samples_us[I] 'VALUE' is not a finite number >= 0"; "" when none.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace attnbench::text {
 
@@ -19,6 +20,13 @@ inline std::string with_commas(std::int64_t v) {
   std::string s = std::to_string(v < 0 ? -v : v);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
   return (v < 0 ? "-" : "") + s;
+}
+
+// {"a", "b", "c"} -> "a, b or c" (the accepted values in an error).
+inline std::string one_of(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " or " : ", ") + v[i];
+  return s;
 }
 
 // A Markdown table cell: '|' escaped, line breaks as spaces.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "core/case_id.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "engine/request_lengths.hpp"
@@ -72,11 +73,6 @@ std::string count_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
-}
-
-std::string dist_suffix(const RunPlan& p) {
-  if (p.length_dist == "fixed") return "";
-  return "/" + p.length_dist + "[" + std::to_string(p.length_min) + ",L]";
 }
 
 }  // namespace
@@ -232,10 +228,16 @@ std::vector<Case> expand_cases(const RunPlan& p) {
         c.seed = seed;
         c.sinks = p.sinks || model.has_sinks;  // GPT-OSS learns its sinks: on without --sinks
         c.draft_tokens = mode == ForwardMode::target_verify ? p.draft_tokens : 0;
-        const std::string mname(forward_mode_name(mode));
-        std::string id = mname + "/" + model.name;
-        if (p.model.layers > 0) id += "/L=" + std::to_string(model.num_layers);
-        if (p.model.tp_size > 0) id += "/tp=" + std::to_string(model.tp_size);
+        CaseIdParts id;  // the case's id (core/case_id.hpp), filled beside the case
+        id.mode = std::string(forward_mode_name(mode));
+        id.model = model.name;
+        if (p.model.layers > 0) id.layers = model.num_layers;
+        if (p.model.tp_size > 0) id.tp_size = model.tp_size;
+        id.batch = ax.batch;
+        if (trace.empty() && dist != LengthDist::fixed) {  // drawn lengths (a trace's are its own)
+          id.length_dist = p.length_dist;
+          id.length_min = p.length_min;
+        }
         if (!trace.empty()) {
           for (const auto& r : trace) {
             if (mode == ForwardMode::extend) {
@@ -247,8 +249,7 @@ std::vector<Case> expand_cases(const RunPlan& p) {
             }
           }
           // The file name in the id (and so in the CSV and on the terminal), control characters escaped.
-          std::string base = printable(p.trace.substr(p.trace.find_last_of('/') + 1));
-          id += "/trace=" + base + "/b=" + std::to_string(c.batch);
+          id.trace = printable(p.trace.substr(p.trace.find_last_of('/') + 1));
         } else if (mode == ForwardMode::extend) {
           const std::uint64_t s1 = seed * 2654435761u + 11, s2 = seed * 2654435761u + 29;
           const auto pre = ax.a == 0 ? std::vector<int>(ax.batch, 0)
@@ -256,8 +257,8 @@ std::vector<Case> expand_cases(const RunPlan& p) {
           const auto ext = draw_lengths(dist, ax.batch, low_end(ax.b, "--extend-len"), ax.b, p.zipf_s, s2);
           c.prefix_lens.assign(pre.begin(), pre.end());
           c.new_lens.assign(ext.begin(), ext.end());
-          id += "/b=" + std::to_string(ax.batch) + "/prefix=" + std::to_string(ax.a) + "/ext=" + std::to_string(ax.b) +
-                dist_suffix(p);
+          id.prefix_len = ax.a;
+          id.extend_len = ax.b;
         } else {
           const auto kv = ax.a == 0 ? std::vector<int>(ax.batch, 0)
                                     : draw_lengths(dist, ax.batch,
@@ -268,21 +269,22 @@ std::vector<Case> expand_cases(const RunPlan& p) {
                                                    seed * 2654435761u + 7);
           c.prefix_lens.assign(kv.begin(), kv.end());
           c.new_lens.assign(static_cast<std::size_t>(ax.batch), mode == ForwardMode::decode ? 1 : p.draft_tokens);
-          id += "/b=" + std::to_string(ax.batch) + "/kv=" + std::to_string(ax.a) + dist_suffix(p);
-          if (mode == ForwardMode::target_verify) id += "/draft=" + std::to_string(p.draft_tokens);
+          id.kv_len = ax.a;
+          if (mode == ForwardMode::target_verify) id.draft_tokens = p.draft_tokens;
         }
-        id += "/p=" + std::to_string(page) + "/" + std::string(dtype_name(model.dtype));
-        if (model.kv_dtype() != model.dtype) id += "/kvcache=" + std::string(dtype_name(model.kv_dtype()));
-        if (p.seeds.size() > 1 || seed != 1) id += "/seed=" + std::to_string(seed);
-        if (c.sinks) id += "/sinks";
+        id.page_size = page;
+        id.dtype = std::string(dtype_name(model.dtype));
+        if (model.kv_dtype() != model.dtype) id.kv_cache_dtype = std::string(dtype_name(model.kv_dtype()));
+        if (p.seeds.size() > 1 || seed != 1) id.seed = seed;
+        id.sinks = c.sinks;
+        c.id = format_case_id(id);
         const std::string length_source = !trace.empty() ? "--trace " + printable(p.trace)
                                           : mode == ForwardMode::extend ? std::string("--prefix-len/--extend-len")
                                                                         : std::string("--kv-len");
         if (c.kv_len_max() > context)
           throw InputError(length_source + ": a request of " + std::to_string(c.kv_len_max()) +
-                           " tokens exceeds the context length " + std::to_string(context) + " of " + model.name +
-                           " (case " + id + ")");
-        c.id = id;
+                           " tokens exceeds the context length " + std::to_string(context) + " of " +
+                           model.name + " (case " + c.id + ")");
         cases.push_back(std::move(c));
       }
     }

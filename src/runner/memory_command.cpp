@@ -16,7 +16,7 @@ namespace attnbench {
 int run_memory_command(const MemoryOptions& o, std::ostream& out) {
   const MemoryRequest req = make_memory_request(o.m, o.backends, o.prefill_backend);
   const DeviceChoice choice = parse_device_choice(o.m.device);
-  const DeviceChoice resolved = resolve_usable_device(choice);
+  const DeviceChoice resolved = resolve_usable_device(o.m.device);
   // --out: checked (never the --config file, by device and inode) and opened before any work, so a bad path
   // fails fast (exit 2) and nothing is measured in vain; written all or nothing. "-": stdout.
   if (!o.out.empty() && o.out != "-") check_output_path(o.out, "--out");

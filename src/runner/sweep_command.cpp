@@ -101,7 +101,7 @@ int run_sweep_command(const RunOptions& o, const std::vector<std::string>& args,
   }
   // Every check before anything is written: a bad path fails with exit 2 and leaves no file behind.
   const DeviceChoice choice = parse_device_choice(plan.model.device);
-  const DeviceChoice resolved = resolve_usable_device(choice);
+  const DeviceChoice resolved = resolve_usable_device(plan.model.device);
   const int ordinal = resolved == DeviceChoice::cuda
                           ? rank_cuda_ordinal(plan.model.device, rank.spec, gpu_availability().count, env_vars)
                           : 0;

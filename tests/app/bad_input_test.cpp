@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "device/device_factory.hpp"
 #include "report/results_io.hpp"
 #include "support/result_rows.hpp"
 #include "support/test_util.hpp"
@@ -346,8 +347,9 @@ std::vector<BinaryCase> binary_cases(const TempDir& d) {
   // --device cuda is bad input only where no GPU is usable (CI); on a GPU machine it would run.
   const auto env = run_attnbench("env", d);
   if (env.out.find("gpu: none usable") != std::string::npos)
-    v.push_back(
-        {"cli", "run --device cuda --model tiny --batch 1 --kv-len 8 --out {OUT}", {"--device cuda"}});
+    v.push_back({"cli",
+                 "run --device cuda --model tiny --batch 1 --kv-len 8 --out {OUT}",
+                 {"--device 'cuda': no usable GPU"}});
   return v;
 }
 
@@ -500,6 +502,19 @@ std::vector<ResultsCase> results_cases() {
        h + with_cell(line, "ctor_device_bytes", "1.5") + "\n",
        {"line 2", "ctor_device_bytes '1.5'"}},
       {"bool-not-0-or-1", h + with_cell(line, "ref_pass", "yes") + "\n", {"line 2", "ref_pass 'yes'"}},
+      // columns that contradict the row's case_id (test::kTinyDecode), and an id attnbench never writes
+      {"batch-contradicts-case-id",
+       h + with_cell(line, "batch", "2") + "\n",
+       {"line 2", "batch '2' contradicts case_id", "(b=1)"}},
+      {"mode-contradicts-case-id",
+       h + with_cell(line, "mode", "verify") + "\n",
+       {"line 2", "mode 'verify' contradicts case_id"}},
+      {"seed-contradicts-case-id",
+       h + with_cell(line, "seed", "2") + "\n",
+       {"line 2", "seed '2' contradicts", "(no seed=: seed 1)"}},
+      {"case-id-not-an-id",
+       h + with_cell(line, "case_id", "decode/tiny/p=64/bf16") + "\n",
+       {"line 2", "case_id 'decode/tiny/p=64/bf16' is not a case id"}},
       {"binary-garbage", std::string("\x01\x02\xff\xfe,\x00\x00\n\x7f", 10), {"NUL byte"}},
   };
 }
@@ -621,6 +636,23 @@ TEST(BadInputRegression, ValidateSectionAppliesToRun) {
       run_attnbench("run --device cpu --model tiny --kv-len 8 --list-cases --config " + d.file("v.toml"), d);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("b=3"), std::string::npos) << "run took batch from [validate]:\n" << r.out;
+}
+
+// --device gpu (cuda's other spelling) where no GPU is usable said "--device cuda: no usable GPU": a value
+// the user did not type. The error names --device, the value as typed, and what --device takes.
+TEST(BadInputRegression, DeviceWithoutAUsableGpuIsNamedAsTyped) {
+  if (gpu_availability().usable) GTEST_SKIP() << "a usable GPU: --device gpu runs here";
+  const std::string takes =
+      "--device takes auto, cpu, cuda, gpu (= cuda) or cuda:N, and here only auto or cpu";
+  expect_one_rejected("run --device gpu --model tiny --batch 1 --kv-len 8 --out {OUT}",
+                      {"--device 'gpu': no usable GPU (", takes});
+  expect_one_rejected("validate --device cuda:1 --model tiny --batch 1 --kv-len 8 --out {OUT}",
+                      {"--device 'cuda:1': no usable GPU (", takes});
+  expect_one_rejected("memory --device gpu --model tiny --out {OUT}",
+                      {"--device 'gpu': no usable GPU (", takes});
+  // An unknown value lists the accepted ones, gpu among them.
+  expect_one_rejected("run --device tpu --model tiny --batch 1 --kv-len 8 --out {OUT}",
+                      {"--device: unknown device 'tpu' (expected auto, cpu, cuda, gpu (= cuda) or cuda:N)"});
 }
 
 }  // namespace

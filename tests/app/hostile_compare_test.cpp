@@ -224,7 +224,7 @@ std::vector<Case> cases() {
                "compare {D}/base.csv {D}/new.csv", 1, {"nothing compared", "neither BASE nor NEW has a row"}, "",
                false});
   std::vector<ResultRow> other = good_rows();
-  for (ResultRow& r : other) r.case_id = "decode/tiny/b=2/kv=8/p=64/bf16";
+  for (ResultRow& r : other) r.case_id = "decode/tiny/b=2/kv=8/p=64/bf16", r.batch = 2;
   v.push_back({"evidence", "no key in common", file("new.csv", csv_text(other)), "compare {D}/base.csv {D}/new.csv",
                1, {"nothing compared", "no case_id|backend|timing in common"}, "", false});
   // Evidence BASE has and NEW lost: each of these passed before (n/a latency, no memory delta, no reference
@@ -315,6 +315,40 @@ std::vector<Case> cases() {
                "compare --peers {D}/base.csv {D}/lib.csv", 2, {"{D}/lib.csv line 2", "ref_pass 1 with ref_max_abs_err empty"}});
   v.push_back({"evidence", "compare: NEW ref_pass 1 with empty errors", file("new.csv", pass_without_errors("")),
                "compare {D}/base.csv {D}/new.csv", 2, {"{D}/new.csv line 2", "ref_pass 1 with ref_max_abs_err empty"}});
+  // A row whose columns contradict its case_id (the id pairs rows across files, the columns are what the
+  // tables print): bad input naming the line and the column, in compare, report, --peers and JSON alike.
+  const std::string tiny_id = test::kTinyDecode;
+  bad_new_cell("batch contradicts the case_id", "batch", "4",
+               {"{D}/new.csv line 2", "batch '4' contradicts case_id '" + tiny_id + "' (b=1)"});
+  bad_new_cell("model contradicts the case_id", "model", "llama-3.1-8b",
+               {"{D}/new.csv line 2", "model 'llama-3.1-8b' contradicts case_id", "(model tiny)"});
+  bad_new_cell("page_size contradicts the case_id", "page_size", "16",
+               {"page_size '16' contradicts", "(p=64)"});
+  bad_new_cell("a case_id attnbench never writes", "case_id", "decode/tiny/b=1",
+               {"{D}/new.csv line 2", "case_id 'decode/tiny/b=1' is not a case id as attnbench writes them"});
+  v.push_back({"evidence", "report: dtype contradicts the case_id", file("x.csv", csv_with("dtype", "fp16")),
+               "report {D}/x.csv", 2,
+               {"{D}/x.csv line 2", "dtype 'fp16' contradicts case_id", "(dtype bf16)"}});
+  v.push_back({"evidence", "report --peers: seed contradicts the case_id",
+               file("lib.csv", csv_with("seed", "7", "_lib")), "report {D}/base.csv --peers {D}/lib.csv", 2,
+               {"--peers", "{D}/lib.csv line 2", "seed '7' contradicts case_id", "(no seed=: seed 1)"}});
+  v.push_back({"evidence", "compare: JSON mode contradicts the case_id",
+               [](const TempDir& d) {
+                 std::vector<ResultRow> rows = with_samples(good_rows(), 100, 10);
+                 rows[1].mode = "verify";
+                 write_json(d.file("new.json"), rows);
+               },
+               "compare {D}/base.json {D}/new.json", 2,
+               {"{D}/new.json: row 1", "mode 'verify' contradicts case_id '" + tiny_id + "' (mode decode)"}});
+  // A memory report naming a backend attnbench does not have: its figures are no evidence of anything here.
+  v.push_back({"evidence", "report --memory: an unknown backend",
+               file("mem-fa3.json", R"J({"schema": "attnbench.memory", "schema_version": 1, "model": "tiny",
+                    "kv_bytes_per_token": 1024, "backends": [{"backend": "flashinfer", "phases": []},
+                    {"backend": "fa3", "phases": [{"phase": "construct", "device_bytes": 1000,
+                    "pinned_bytes": 0}]}]})J"),
+               "report {D}/base.csv --memory {D}/mem-fa3.json", 2,
+               {"memory report {D}/mem-fa3.json: backends[1].backend 'fa3' is not an attnbench backend "
+                "(flashinfer, trtllm_mha or trtllm_mha_legacy)"}});
   // The same peer row in two --peers files: refused naming both, not one of them dropped.
   v.push_back({"evidence", "report --peers: a library row in two files", file("lib2.csv", csv_text(good_rows("_lib"))),
                "report {D}/base.csv --peers {D}/lib.csv --peers {D}/lib2.csv", 2,

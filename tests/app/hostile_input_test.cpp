@@ -517,6 +517,22 @@ TEST(HostileInput, ResumeResumesTheSameSweep) {
     if (test::read_file(d.file("r.csv")).rfind(kept, 0) != 0) p.push_back("the complete cases' rows changed");
     t.add("--resume after a row cut off mid-line", p, r);
   }
+  {  // a kept row whose columns contradict its case_id (an edited CSV): bad input naming line and column
+    TempDir d;
+    fresh(d);
+    auto rows = read_results_csv(d.file("r.csv"));
+    ASSERT_FALSE(rows.empty());
+    rows[0].batch = 3;
+    {
+      ResultsCsvWriter w(d.file("r.csv"));
+      for (const auto& row : rows) w.write(row);
+    }
+    const std::string before = test::read_file(d.file("r.csv"));
+    const Result r = run(with("--seed", "1,2"), d);
+    auto p = rejected(r, {"r.csv line 2", "batch '3' contradicts case_id '" + rows[0].case_id + "' (b=1)"});
+    if (test::read_file(d.file("r.csv")) != before) p.push_back("r.csv was changed");
+    t.add("a row whose batch contradicts its case_id", p, r);
+  }
   {  // the exit code covers the whole file: a failed row written earlier still makes it 1
     TempDir d;
     fresh(d);

@@ -112,7 +112,8 @@ TEST(Interrupt, SigkillLeavesAValidCsvAndResumeDropsAPartialCase) {
     ResultsCsvWriter w(csv);
     for (const auto& r : rows) w.write(r);
     ResultRow partial = rows.empty() ? ResultRow{} : rows.front();
-    partial.case_id = "decode/tiny/b=3/kv=300/p=16/bf16/seed=12";
+    partial.case_id = "decode/tiny/b=3/kv=300/p=16/bf16/seed=12";  // the last case's first row
+    partial.seed = 12;
     partial.backend = "flashinfer";
     w.write(partial);
   }

@@ -182,12 +182,18 @@ TEST_F(ShardRun, MergeRefusals) {
   nlohmann::json cut = nlohmann::json::parse(test::read_file(s1));
   cut["rows"].erase(cut["rows"].size() - 1);
   test::write_file(d.file("cut.json"), cut.dump());
+  // A shard row whose batch contradicts its case_id (an edited report).
+  nlohmann::json odd = nlohmann::json::parse(test::read_file(s1));
+  odd["rows"][0]["batch"] = odd["rows"][0]["batch"].get<int>() + 10;
+  test::write_file(d.file("odd.json"), odd.dump());
   const std::vector<Bad> bad = {
       {s1 + " --out " + d.file("m.csv"), "1 of 2 shard(s) missing: 0/2"},
       {s0 + " " + s0 + " " + s1 + " --out " + d.file("m.csv"), "shard 0/2 is given twice"},
       {s0 + " " + dir_->file("whole.json") + " --out " + d.file("m.csv"), "whole.json is not a shard"},
       {s0 + " " + d.file("o.rank1-of-2.json") + " --out " + d.file("m.csv"), "--seed 2 (vs 1)"},
       {s0 + " " + d.file("cut.json") + " --out " + d.file("m.csv"), "is incomplete"},
+      {s0 + " " + d.file("odd.json") + " --out " + d.file("m.csv"), "odd.json: row 0: batch '"},
+      {s0 + " " + d.file("odd.json") + " --out " + d.file("m.csv"), "' contradicts case_id '"},
       {s0 + " " + s1 + " --out " + dir_->file("s.rank0-of-2.csv"), "--out"},  // a shard's own CSV
       {s0 + " " + s1 + " --out " + d.file("m.csv") + " --json " + s1, "--json"},
       {s0 + " " + s1 + " --out - --json -", "only one of them"},

@@ -303,7 +303,8 @@ TEST(CompareGate, ComparingNothingFails) {
   EXPECT_EQ(r.failures.back(), "nothing compared: NEW has no row (BASE has 3)");
 
   ResultSet other = full;
-  for (ResultRow& row : other.rows) row.case_id = "decode/other";
+  for (ResultRow& row : other.rows)
+    row.case_id = "decode/llama-3.1-8b/L=6/b=64/kv=8192/p=64/bf16";  // another kv
   other.samples.clear();
   r = compare_results(full, other);
   EXPECT_TRUE(r.failed);
@@ -716,7 +717,7 @@ CompareResult rich_result() {
   sk.ref_pass.reset();
   add(now, sk, false);
   ResultRow comma = row("odd", "eager", 50, 49, 51);
-  comma.case_id = "decode/odd,case/b=1";
+  comma.case_id = "decode/llama-3.1-8b/L=6/b=64/kv=4096/uniform[1,L]/p=64/bf16";  // a comma in the id
   add(base, comma, true);  // missing in NEW
   ResultRow extra = row("extra", "graph", 10, 9, 11);
   add(now, extra, true);  // only in NEW

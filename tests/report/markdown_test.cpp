@@ -158,7 +158,7 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
     std::ofstream out(d.file("m.json"));
     write_memory_json(out, m, test::standard_catalog());
   }
-  const MemoryReport back = load_memory_report_json(d.file("m.json"));
+  const MemoryReport back = load_memory_report_json(d.file("m.json"), test::standard_catalog());
   EXPECT_EQ(back.model, "llama-3.1-8b");
   EXPECT_EQ(back.sglang_version, m.sglang_version);
   EXPECT_EQ(back.kv_bytes_per_token, 131072);
@@ -174,8 +174,8 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   EXPECT_EQ(back.backends[0].phase("capture")->tags[0].count, 36);
   EXPECT_FALSE(back.backends[0].phase("capture")->driver_delta_bytes);
 
-  const MemoryReport h200 =
-      load_memory_report_json(std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200/memory.json");
+  const MemoryReport h200 = load_memory_report_json(
+      std::string(ATTNBENCH_SOURCE_DIR) + "/results/h200/memory.json", test::standard_catalog());
   EXPECT_TRUE(h200.sglang_version.empty());  // written before the field and the context's "sglang": no release
   const auto s = memory_saving(h200, "trtllm_mha_legacy", "trtllm_mha");
   ASSERT_TRUE(s);
@@ -183,14 +183,14 @@ TEST(Markdown, LoadsMemoryReportJsonBackAndTheCommittedH200One) {
   EXPECT_EQ(s->kv_tokens, 3330);
 
   test::write_file(d.file("cut.json"), test::read_file(d.file("m.json")).substr(0, 100));
-  EXPECT_THROW(load_memory_report_json(d.file("cut.json")), InputError);
+  EXPECT_THROW(load_memory_report_json(d.file("cut.json"), test::standard_catalog()), InputError);
   test::write_file(d.file("results.json"), R"({"schema": "attnbench.results", "schema_version": 1})");
-  EXPECT_THROW(load_memory_report_json(d.file("results.json")), InputError);
+  EXPECT_THROW(load_memory_report_json(d.file("results.json"), test::standard_catalog()), InputError);
   test::write_file(
       d.file("type.json"),
       R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": "many", "backends": []})");
   try {
-    load_memory_report_json(d.file("type.json"));
+    load_memory_report_json(d.file("type.json"), test::standard_catalog());
     ADD_FAILURE() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("kv_bytes_per_token is not an integer"), std::string::npos)
@@ -205,52 +205,58 @@ TEST(MemoryReportJson, ErrorsNameTheJsonPath) {
     const std::string path = d.file("m.json");
     test::write_file(path, R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": 1024, )"
                            R"("backends": )" + backends + "}");
-    const std::string what = test::error_of([&] { load_memory_report_json(path); });
+    const std::string what = test::error_of([&] { load_memory_report_json(path, test::standard_catalog()); });
     return what.substr(std::min(what.size(), ("memory report " + path + ": ").size()));
   };
   const std::string ok_phase = R"({"phase": "construct", "device_bytes": 1, "pinned_bytes": 0})";
   EXPECT_EQ(message("{}"), "no \"backends\" array");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": []}, 7])"), "backends[1] is not an object");
-  EXPECT_EQ(message(R"([{"backend": "a"}])"), "backends[0].phases is not an array");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [)" + ok_phase + R"(, "x"]}])"),
+  EXPECT_EQ(message(R"([{"backend": "flashinfer", "phases": []}, 7])"), "backends[1] is not an object");
+  EXPECT_EQ(message(R"([{"backend": "flashinfer"}])"), "backends[0].phases is not an array");
+  EXPECT_EQ(message(R"([{"backend": "flashinfer", "phases": [)" + ok_phase + R"(, "x"]}])"),
             "backends[0].phases[1] is not an object");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "construct", "pinned_bytes": 0}]}])"),
+  EXPECT_EQ(message(R"([{"backend": "flashinfer", "phases": [{"phase": "construct", "pinned_bytes": 0}]}])"),
             "backends[0].phases[0].device_bytes is not an integer");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
-                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1}, []]}]}])"),
-            "backends[0].phases[0].tags[1] is not an object");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
-                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "shared": 1}]}]}])"),
-            "backends[0].phases[0].tags[0].shared is not true / false");
+  EXPECT_EQ(
+      message(R"([{"backend": "flashinfer", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+              R"("tags": [{"tag": "t", "kind": "device", "bytes": 1}, []]}]}])"),
+      "backends[0].phases[0].tags[1] is not an object");
+  EXPECT_EQ(
+      message(R"([{"backend": "flashinfer", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+              R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "shared": 1}]}]}])"),
+      "backends[0].phases[0].tags[0].shared is not true / false");
   // Integers that wrapped: 2^64-1 bytes read as -1, a count beyond int range as another count.
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 18446744073709551615, )"
-                    R"("pinned_bytes": 0}]}])"),
-            "backends[0].phases[0].device_bytes 18446744073709551615 is beyond 9223372036854775807");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
-                    R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "count": 4294967297}]}]}])"),
-            "backends[0].phases[0].tags[0].count 4294967297 is beyond int range");
+  EXPECT_EQ(
+      message(R"([{"backend": "flashinfer", "phases": [{"phase": "p", "device_bytes": 18446744073709551615, )"
+              R"("pinned_bytes": 0}]}])"),
+      "backends[0].phases[0].device_bytes 18446744073709551615 is beyond 9223372036854775807");
+  EXPECT_EQ(
+      message(R"([{"backend": "flashinfer", "phases": [{"phase": "p", "device_bytes": 1, "pinned_bytes": 0, )"
+              R"("tags": [{"tag": "t", "kind": "device", "bytes": 1, "count": 4294967297}]}]}])"),
+      "backends[0].phases[0].tags[0].count 4294967297 is beyond int range");
   // A backend twice, a phase twice in one backend: refused, naming both places.
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": []}, {"backend": "b", "phases": []}, )"
-                    R"({"backend": "a", "phases": []}])"),
-            "backends[2].backend 'a' again (first at backends[0])");
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [)" + ok_phase + ", " + ok_phase + "]}]"),
+  EXPECT_EQ(message(R"([{"backend": "flashinfer", "phases": []}, {"backend": "trtllm_mha", "phases": []}, )"
+                    R"({"backend": "flashinfer", "phases": []}])"),
+            "backends[2].backend 'flashinfer' again (first at backends[0])");
+  EXPECT_EQ(message(R"([{"backend": "flashinfer", "phases": [)" + ok_phase + ", " + ok_phase + "]}]"),
             "backends[0].phases[1].phase 'construct' again (first at backends[0].phases[0])");
   test::write_file(d.file("two.json"),
                    R"({"schema": "attnbench.memory", "schema_version": 1, "kv_bytes_per_token": 1024, )"
-                   R"("backends": [{"backend": "a", "phases": [)" + ok_phase +
-                       R"(]}, {"backend": "b", "phases": [)" + ok_phase + "]}]}");
-  EXPECT_EQ(load_memory_report_json(d.file("two.json")).backends.size(), 2u);  // one phase in two backends: fine
+                   R"("backends": [{"backend": "flashinfer", "phases": [)" +
+                       ok_phase + R"(]}, {"backend": "trtllm_mha", "phases": [)" + ok_phase + "]}]}");
+  EXPECT_EQ(load_memory_report_json(d.file("two.json"), test::standard_catalog()).backends.size(),
+            2u);  // one phase in two backends: fine
   // A key given twice in one object (nlohmann keeps the last silently): refused, naming it.
-  EXPECT_EQ(message(R"([{"backend": "a", "phases": [{"phase": "p", "device_bytes": 1, "device_bytes": 2, )"
-                    R"("pinned_bytes": 0}]}])"),
-            "key \"device_bytes\" given twice in one object (which one is meant?)");
+  EXPECT_EQ(
+      message(R"([{"backend": "flashinfer", "phases": [{"phase": "p", "device_bytes": 1, "device_bytes": 2, )"
+              R"("pinned_bytes": 0}]}])"),
+      "key \"device_bytes\" given twice in one object (which one is meant?)");
 }
 
 // The memory report reader refuses FIFOs, devices, oversized files, NUL bytes and deep JSON before parsing.
 TEST(MemoryReportJson, HostileFilesAreRefusedBeforeReading) {
   test::TempDir d;
   const auto message = [](const std::string& path) {
-    return test::error_of([&] { load_memory_report_json(path); });
+    return test::error_of([&] { load_memory_report_json(path, test::standard_catalog()); });
   };
   const std::string fifo = d.file("m.json");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);

@@ -29,15 +29,15 @@ std::string doc(const std::string& backends, const std::string& kv = "1024") {
 std::string message(const TempDir& d, const std::string& text) {
   const std::string path = d.file("m.json");
   test::write_file(path, text);
-  const std::string what = test::error_of([&] { load_memory_report_json(path); });
+  const std::string what = test::error_of([&] { load_memory_report_json(path, test::standard_catalog()); });
   const std::string prefix = "memory report " + path + ": ";
   EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
   return what.substr(std::min(what.size(), prefix.size()));
 }
 
-// One backend "b" with one phase: `fields` after the phase name.
+// One backend (trtllm_mha) with one phase: `fields` after the phase name.
 std::string one_phase(const std::string& fields, const std::string& name = "construct") {
-  return R"([{"backend": "b", "phases": [{"phase": ")" + name + R"(", )" + fields + "}]}]";
+  return R"([{"backend": "trtllm_mha", "phases": [{"phase": ")" + name + R"(", )" + fields + "}]}]";
 }
 
 TEST(MemoryInput, ByteCountsBeyondTwoToThe50AreRefusedSoNoSumOverflows) {
@@ -55,7 +55,9 @@ TEST(MemoryInput, ByteCountsBeyondTwoToThe50AreRefusedSoNoSumOverflows) {
   const std::string at = std::to_string(std::int64_t{1} << 50), over = std::to_string((std::int64_t{1} << 50) + 1);
   test::write_file(d.file("at.json"), doc(one_phase(R"("device_bytes": )" + at + R"(, "pinned_bytes": )" + at +
                                                     R"(, "host_bytes": )" + at)));
-  EXPECT_EQ(load_memory_report_json(d.file("at.json")).backends[0].phases[0].device_bytes, std::int64_t{1} << 50);
+  EXPECT_EQ(
+      load_memory_report_json(d.file("at.json"), test::standard_catalog()).backends[0].phases[0].device_bytes,
+      std::int64_t{1} << 50);
   EXPECT_EQ(message(d, doc(one_phase(R"("device_bytes": 0, "pinned_bytes": )" + over))),
             "backends[0].phases[0].pinned_bytes " + over + " is beyond 2^50 (1 PiB, the bound on one memory figure)");
   EXPECT_EQ(message(d, doc(one_phase(R"("device_bytes": 0, "pinned_bytes": 0, "host_bytes": )" + over))),
@@ -89,7 +91,11 @@ TEST(MemoryInput, NegativeByteCountsAndKvBytesPerTokenBelowOneAreRefused) {
   // A driver delta is a difference of two readings (free memory can rise during a phase): negative is fine.
   test::write_file(d.file("delta.json"),
                    doc(one_phase(R"("device_bytes": 0, "pinned_bytes": 0, "driver_delta_bytes": -2097152)")));
-  EXPECT_EQ(load_memory_report_json(d.file("delta.json")).backends[0].phases[0].driver_delta_bytes, -2097152);
+  EXPECT_EQ(load_memory_report_json(d.file("delta.json"), test::standard_catalog())
+                .backends[0]
+                .phases[0]
+                .driver_delta_bytes,
+            -2097152);
 }
 
 TEST(MemoryInput, OnlyThePhasesAndKindsAttnbenchWrites) {
@@ -102,14 +108,18 @@ TEST(MemoryInput, OnlyThePhasesAndKindsAttnbenchWrites) {
                                      R"("kind": "managed", "bytes": 1}])"))),
             "backends[0].phases[0].tags[0].kind 'managed' is not device, pinned or host");
   // A backend named twice stays refused (which one would the saving take?).
-  const std::string ok = R"({"backend": "b", "phases": [{"phase": "construct", "device_bytes": 1, "pinned_bytes": 0}]})";
-  EXPECT_EQ(message(d, doc("[" + ok + ", " + ok + "]")), "backends[1].backend 'b' again (first at backends[0])");
+  const std::string ok =
+      R"({"backend": "trtllm_mha", "phases": [{"phase": "construct", "device_bytes": 1, "pinned_bytes": 0}]})";
+  EXPECT_EQ(message(d, doc("[" + ok + ", " + ok + "]")),
+            "backends[1].backend 'trtllm_mha' again (first at backends[0])");
   // Each of the three phases once, in one backend: fine.
-  test::write_file(d.file("three.json"),
-                   doc(R"([{"backend": "b", "phases": [{"phase": "construct", "device_bytes": 1, "pinned_bytes": 0}, )"
-                       R"({"phase": "graph_state", "device_bytes": 2, "pinned_bytes": 0}, )"
-                       R"({"phase": "capture", "device_bytes": 3, "pinned_bytes": 0}]}])"));
-  EXPECT_EQ(load_memory_report_json(d.file("three.json")).backends[0].phases.size(), 3u);
+  test::write_file(
+      d.file("three.json"),
+      doc(R"([{"backend": "trtllm_mha", "phases": [{"phase": "construct", "device_bytes": 1, "pinned_bytes": 0}, )"
+          R"({"phase": "graph_state", "device_bytes": 2, "pinned_bytes": 0}, )"
+          R"({"phase": "capture", "device_bytes": 3, "pinned_bytes": 0}]}])"));
+  EXPECT_EQ(load_memory_report_json(d.file("three.json"), test::standard_catalog()).backends[0].phases.size(),
+            3u);
 }
 
 TEST(MemoryInput, TagsOfEachKindAddUpToAtMostTheirPhase) {
@@ -120,7 +130,9 @@ TEST(MemoryInput, TagsOfEachKindAddUpToAtMostTheirPhase) {
   // As attnbench writes them: every kind's tags add up to the phase's bytes.
   test::write_file(d.file("sum.json"),
                    doc(one_phase(R"("device_bytes": 120, "pinned_bytes": 7, "host_bytes": 3, )" + tags)));
-  EXPECT_EQ(load_memory_report_json(d.file("sum.json")).backends[0].phases[0].tags.size(), 4u);
+  EXPECT_EQ(
+      load_memory_report_json(d.file("sum.json"), test::standard_catalog()).backends[0].phases[0].tags.size(),
+      4u);
   // Tags beyond the phase's bytes of their kind do not describe it.
   EXPECT_EQ(message(d, doc(one_phase(R"("device_bytes": 119, "pinned_bytes": 7, "host_bytes": 3, )" + tags))),
             "backends[0].phases[0].tags of kind device add up to 120 B, more than device_bytes 119");
@@ -131,7 +143,11 @@ TEST(MemoryInput, TagsOfEachKindAddUpToAtMostTheirPhase) {
   // A shorter list (an abridged report) still loads; without host_bytes the host tags are not checked.
   test::write_file(d.file("part.json"),
                    doc(one_phase(R"("device_bytes": 121, "pinned_bytes": 7, )" + tags)));
-  EXPECT_EQ(load_memory_report_json(d.file("part.json")).backends[0].phases[0].device_bytes, 121);
+  EXPECT_EQ(load_memory_report_json(d.file("part.json"), test::standard_catalog())
+                .backends[0]
+                .phases[0]
+                .device_bytes,
+            121);
   // Many tags at the bound: the sum saturates instead of overflowing int64 (8,192 x 2^50 = 2^63).
   std::string many = R"("device_bytes": 1125899906842624, "pinned_bytes": 0, "tags": [)";
   for (int i = 0; i < 8192; ++i)
@@ -140,6 +156,33 @@ TEST(MemoryInput, TagsOfEachKindAddUpToAtMostTheirPhase) {
   EXPECT_EQ(message(d, doc(one_phase(many + "]"))),
             "backends[0].phases[0].tags of kind device add up to over 2^50 B, more than device_bytes "
             "1125899906842624");
+}
+
+// A backend attnbench does not have (a typo, another tool's report, a library twin) is refused, naming the
+// file and the backend: its figures would print as evidence about a class nothing here models. The known
+// names are the catalog's (the registry's, handed in from above), not a list in report/.
+TEST(MemoryInput, ABackendAttnbenchDoesNotHaveIsRefused) {
+  TempDir d;
+  const std::string phase = R"("phases": [{"phase": "construct", "device_bytes": 1, "pinned_bytes": 0}])";
+  EXPECT_EQ(
+      message(d, doc(R"([{"backend": "fa3", )" + phase + "}]")),
+      "backends[0].backend 'fa3' is not an attnbench backend (flashinfer, trtllm_mha or trtllm_mha_legacy)");
+  EXPECT_EQ(message(d, doc(R"([{"backend": "trtllm_mha", )" + phase + R"(}, {"backend": "flashinfer_lib", )" +
+                           phase + "}]")),
+            "backends[1].backend 'flashinfer_lib' is not an attnbench backend (flashinfer, trtllm_mha or "
+            "trtllm_mha_legacy)");
+  EXPECT_EQ(message(d, doc(R"([{"backend": "trtllm_mha\u001b[2J", )" + phase + "}]")),
+            "backends[0].backend 'trtllm_mha\\x1b[2J' is not an attnbench backend (flashinfer, trtllm_mha or "
+            "trtllm_mha_legacy)");
+  // Another catalog, other names: the list is the one handed in.
+  BackendCatalog only_fa3;
+  only_fa3.backends = {{"fa3", "FlashAttentionBackend", "", "", ""}};
+  test::write_file(d.file("fa3.json"), doc(R"([{"backend": "fa3", )" + phase + "}]"));
+  EXPECT_EQ(load_memory_report_json(d.file("fa3.json"), only_fa3).backends[0].backend, "fa3");
+  test::write_file(d.file("fi.json"), doc(R"([{"backend": "flashinfer", )" + phase + "}]"));
+  EXPECT_EQ(test::error_of([&] { load_memory_report_json(d.file("fi.json"), only_fa3); }),
+            "memory report " + d.file("fi.json") +
+                ": backends[0].backend 'flashinfer' is not an attnbench backend (fa3)");
 }
 
 // What attnbench writes still loads: write_memory_json of a report whose tags add up, and `attnbench memory`
@@ -160,14 +203,14 @@ TEST(MemoryInput, WhatAttnbenchWritesLoads) {
     std::ofstream out(d.file("w.json"));
     write_memory_json(out, m, test::standard_catalog());
   }
-  const MemoryReport back = load_memory_report_json(d.file("w.json"));
+  const MemoryReport back = load_memory_report_json(d.file("w.json"), test::standard_catalog());
   ASSERT_EQ(back.backends.size(), 1u);
   EXPECT_EQ(back.backends[0].phase("construct")->device_bytes, 1500);
   EXPECT_EQ(back.backends[0].phase("capture")->driver_delta_bytes, -2097152);
 
   const test::RunResult r = test::run_attnbench("memory --model tiny --device cpu --format json --out " + d.file("m.json"), d);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const MemoryReport probe = load_memory_report_json(d.file("m.json"));
+  const MemoryReport probe = load_memory_report_json(d.file("m.json"), test::standard_catalog());
   ASSERT_EQ(probe.backends.size(), 3u);
   for (const BackendMemory& pb : probe.backends) {
     EXPECT_EQ(pb.phases.size(), 3u) << pb.backend;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/case_id.hpp"
 #include "core/errors.hpp"
 #include "report/markdown.hpp"
 #include "report/results_io.hpp"
@@ -32,10 +33,11 @@ const char* kCaseA = "decode/llama-3.1-8b/L=6/b=64/kv=4096/p=64/bf16";
 const char* kCaseB = "decode/llama-3.1-8b/L=6/b=8/kv=1024/p=64/bf16";
 const char* kCaseC = "decode/llama-3.1-8b/L=6/b=1/kv=512/p=64/bf16";
 
-// An ok row with forward (one layer) and step medians; p10 / p90 at -1% / +2%.
+// An ok row with forward (one layer) and step medians; p10 / p90 at -1% / +2%; its batch the id's.
 ResultRow row(const std::string& case_id, const std::string& backend, const std::string& timing,
               double forward, double step) {
   ResultRow r = test::llama_row(case_id, backend, timing);
+  r.batch = parse_case_id(case_id)->batch;
   r.q_tokens = 64;
   r.samples = 30;
   r.forward_median_us = forward;
@@ -549,7 +551,7 @@ TEST(PeersCli, ReportWithPeersAddsTheSectionAndRefusesModelFiles) {
 
   // --peers takes one file each time, before or after RESULTS; the files hold different rows.
   ResultSet other = library_set();
-  for (ResultRow& r : other.rows) r.case_id = kCaseB;
+  for (ResultRow& r : other.rows) r.case_id = kCaseB, r.batch = 8;
   const std::string lib_b = f.d.file("lib-b.json");
   write_results_json(lib_b, {{"gpu_name", "NVIDIA H100"}}, "bench_libraries.py", other.rows);
   const auto with = run_attnbench("report --peers " + f.lib + " " + f.model + " --peers " + lib_b, f.d);

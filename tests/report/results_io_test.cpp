@@ -21,9 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "core/case_id.hpp"
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "report/markdown.hpp"
+#include "support/backend_catalog.hpp"
 #include "support/errors.hpp"
 #include "support/golden.hpp"
 #include "support/result_rows.hpp"
@@ -43,7 +45,7 @@ constexpr const char* kGoldenHeader =
 // A fully populated row: every optional set.
 ResultRow full_row() {
   ResultRow r;
-  r.case_id = "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16";
+  r.case_id = "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16/seed=42";
   r.backend = "trtllm_mha";
   r.device = "NVIDIA H200";
   r.mode = "decode";
@@ -95,7 +97,7 @@ ResultRow full_row() {
 // A skipped row: text with separators and quotes, every optional empty.
 ResultRow sparse_row() {
   ResultRow r;
-  r.case_id = "extend/gemma-3-27b/b=1/kv=128/p=1/fp16";
+  r.case_id = "extend/gemma-3-27b/b=1/prefix=0/ext=128/p=1/fp16/seed=18446744073709551615";
   r.backend = "flashinfer";
   r.device = "cpu";
   r.mode = "extend";
@@ -106,6 +108,7 @@ ResultRow sparse_row() {
   r.layers = 62;
   r.batch = 1;
   r.q_tokens = 128;
+  r.page_size = 1;
   r.dtype = "fp16";
   r.sliding_window = 1024;
   r.seed = std::numeric_limits<std::uint64_t>::max();
@@ -173,12 +176,14 @@ TEST(ResultsCsv, HeaderIsExactlyTheSchema) {
 
 TEST(ResultsCsv, LineFormatsCells) {
   const std::string line = results_csv_line(sparse_row());
-  EXPECT_EQ(line,
-            "2,extend/gemma-3-27b/b=1/kv=128/p=1/fp16,flashinfer,cpu,,,extend,eager,skipped,"
-            "\"unsupported: \"\"sliding window\"\", page_size 1 only,\rsee notes\","
-            "gemma-3-27b,62,1,128,,,,0,0,0,0,fp16,1024,18446744073709551615,"
-            ",,,,,,0,,,,,,,,,,,,,,,,0,,"
-            "\"attnbench run --note \"\"a, b\"\" --mode extend\"");
+  EXPECT_EQ(
+      line,
+      "2,extend/gemma-3-27b/b=1/prefix=0/ext=128/p=1/fp16/seed=18446744073709551615,flashinfer,cpu,,,extend,"
+      "eager,skipped,"
+      "\"unsupported: \"\"sliding window\"\", page_size 1 only,\rsee notes\","
+      "gemma-3-27b,62,1,128,,,,0,0,0,1,fp16,1024,18446744073709551615,"
+      ",,,,,,0,,,,,,,,,,,,,,,,0,,"
+      "\"attnbench run --note \"\"a, b\"\" --mode extend\"");
 
   ResultRow r;
   r.step_median_us = 0.1;
@@ -196,7 +201,12 @@ TEST(ResultsCsv, LineFormatsCells) {
 
 TEST_F(ResultsCsvFiles, RoundTripIsBitExact) {
   const std::string p = path("results.csv");
-  ResultRow minimal;  // every optional empty, every number 0; the enumerated columns hold allowed values
+  // Every optional empty, every number 0; the enumerated columns hold allowed values, and the case_id agrees
+  // with the columns it names.
+  ResultRow minimal;
+  minimal.case_id = "verify/m/b=0/kv=0/draft=0/p=0/bf16/seed=0";
+  minimal.model = "m";
+  minimal.dtype = "bf16";
   minimal.mode = "verify";
   minimal.timing = "eager";
   minimal.status = RowStatus::failed;
@@ -411,7 +421,7 @@ TEST_F(ResultsCsvFiles, ValuesOutsideTheirDomainAreRefused) {
 }
 
 TEST(ResultsDomain, FirstOffendingColumnNamedAndSamplesChecked) {
-  ResultRow r = test::llama_row("decode/x", "trtllm_mha", "graph");
+  ResultRow r = test::llama_row(test::kLlamaDecode, "trtllm_mha", "graph");
   EXPECT_EQ(result_row_domain_error(r), "");
   r.step_median_us = std::numeric_limits<double>::quiet_NaN();
   r.status = static_cast<RowStatus>(99);  // a value outside the enum (readers refuse unknown text)
@@ -424,6 +434,60 @@ TEST(ResultsDomain, FirstOffendingColumnNamedAndSamplesChecked) {
   EXPECT_EQ(samples_domain_error(std::vector<double>{1, -1}), "samples_us[1] '-1' is not a finite number >= 0");
   EXPECT_EQ(samples_domain_error(std::vector<double>{std::numeric_limits<double>::infinity()}),
             "samples_us[0] 'inf' is not a finite number >= 0");
+}
+
+// The columns a case_id names agree with it (a row is paired by its id and printed by its columns): the first
+// contradicting column is named with its value, the id and what the id says; an id the runner never writes is
+// refused too (nothing could be checked against it).
+TEST(ResultsDomain, ColumnsThatContradictTheCaseIdAreRefused) {
+  ResultRow r = full_row();  // decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16/seed=42
+  ASSERT_EQ(result_row_domain_error(r), "");
+  const std::string id = r.case_id;
+  const auto error_with = [&](auto ResultRow::*m, auto value) {
+    ResultRow x = r;
+    x.*m = value;
+    return result_row_domain_error(x);
+  };
+  EXPECT_EQ(error_with(&ResultRow::mode, std::string("extend")),
+            "mode 'extend' contradicts case_id '" + id + "' (mode decode)");
+  EXPECT_EQ(error_with(&ResultRow::model, std::string("tiny")),
+            "model 'tiny' contradicts case_id '" + id + "' (model llama-3.1-8b)");
+  EXPECT_EQ(error_with(&ResultRow::batch, 4), "batch '4' contradicts case_id '" + id + "' (b=64)");
+  EXPECT_EQ(error_with(&ResultRow::page_size, 64), "page_size '64' contradicts case_id '" + id + "' (p=16)");
+  EXPECT_EQ(error_with(&ResultRow::dtype, std::string("fp16")),
+            "dtype 'fp16' contradicts case_id '" + id + "' (dtype bf16)");
+  EXPECT_EQ(error_with(&ResultRow::seed, std::uint64_t{1}),
+            "seed '1' contradicts case_id '" + id + "' (seed=42)");
+  // layers: checked where the id names them (--layers); the preset's depth is not in the id.
+  EXPECT_EQ(error_with(&ResultRow::layers, 7), "");
+  ResultRow l = test::llama_row(test::kLlamaDecode, "trtllm_mha", "eager");  // .../L=6/...
+  ASSERT_EQ(result_row_domain_error(l), "");
+  l.layers = 32;
+  EXPECT_EQ(result_row_domain_error(l),
+            "layers '32' contradicts case_id '" + std::string(test::kLlamaDecode) + "' (L=6)");
+  l.layers = 6;
+  l.seed = 2;  // no "/seed=": seed 1
+  EXPECT_EQ(result_row_domain_error(l),
+            "seed '2' contradicts case_id '" + std::string(test::kLlamaDecode) + "' (no seed=: seed 1)");
+  // An id the runner never writes, control characters escaped.
+  EXPECT_EQ(
+      error_with(&ResultRow::case_id, std::string("decode/x")),
+      "case_id 'decode/x' is not a case id as attnbench writes them (MODE/MODEL/.../b=N/.../p=N/DTYPE, e.g. "
+      "decode/llama-3.1-8b/b=64/kv=4096/p=16/bf16)");
+  EXPECT_THAT(
+      error_with(&ResultRow::case_id, id + "\x1b[2J"),
+      ::testing::StartsWith("case_id '" + id + "\\x1b[2J' is not a case id as attnbench writes them"));
+  // Each reader names the file and the line (CSV) or row (JSON).
+  test::TempDir d;
+  ResultRow bad = r;
+  bad.batch = 4;
+  test::write_file(d.file("r.csv"),
+                   results_csv_header() + "\n" + results_csv_line(r) + "\n" + results_csv_line(bad) + "\n");
+  EXPECT_EQ(test::error_of([&] { read_results_csv(d.file("r.csv")); }),
+            "results " + d.file("r.csv") + " line 3: batch '4' contradicts case_id '" + id + "' (b=64)");
+  write_results_json(d.file("r.json"), {}, "cmd", {bad});
+  EXPECT_EQ(test::error_of([&] { load_result_set(d.file("r.json")); }),
+            "results " + d.file("r.json") + ": row 0: batch '4' contradicts case_id '" + id + "' (b=64)");
 }
 
 TEST(ResultsJsonNesting, OnlyBracketsOutsideStringsCount) {
@@ -585,14 +649,22 @@ TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
 }
 
 // A row with every optional set, so that a round trip covers every column.
+// `r` of seed `seed`, its case_id saying so (readers check the columns an id names against it).
+ResultRow with_seed(ResultRow r, std::uint64_t seed) {
+  CaseIdParts id = *parse_case_id(r.case_id);
+  id.seed = seed;
+  r.case_id = format_case_id(id);
+  r.seed = seed;
+  return r;
+}
+
 ResultRow report_row(const std::string& backend) {
-  ResultRow r = test::measured_row(backend, "graph", 100.25, 99.5, 101.75);
+  ResultRow r = with_seed(test::measured_row(backend, "graph", 100.25, 99.5, 101.75), 1234567890123ULL);
   r.note = "with, \"quotes\"";
   r.kv_len_mean = 4096.5;
   r.kv_len_max = 8192;
   r.prefix_len_mean = 4095.5;
   r.sliding_window = 1024;
-  r.seed = 1234567890123ULL;
   r.step_min_us = 98.0;
   r.step_max_us = 120.0;
   r.step_spread_pct = 2.25;
@@ -716,9 +788,8 @@ TEST(ResultsLoad, MalformedJsonIsInputErrorNamingTheFile) {
 // when read back.
 TEST(ResultsLoad, JsonSeedsBeyondInt64RoundTrip) {
   test::TempDir d;
-  ResultRow a = report_row("trtllm_mha"), b = report_row("flashinfer");
-  a.seed = 18446744073709551615ull;
-  b.seed = 9223372036854775808ull;
+  const ResultRow a = with_seed(report_row("trtllm_mha"), 18446744073709551615ull),
+                  b = with_seed(report_row("flashinfer"), 9223372036854775808ull);
   write_results_json(d.file("r.json"), {}, "cmd", {a, b});
   EXPECT_NE(test::read_file(d.file("r.json")).find("\"seed\": 18446744073709551615"), std::string::npos);
   const ResultSet s = load_result_set(d.file("r.json"));
@@ -1000,7 +1071,7 @@ TEST(ResultsLoad, EveryCommittedResultsFileLoads) {
         EXPECT_FALSE(load_result_set(p).rows.empty()) << p;
         ++json;
       } else if (ext == ".json" && text.find("\"attnbench.memory\"") != std::string::npos) {
-        EXPECT_FALSE(load_memory_report_json(p).backends.empty()) << p;
+        EXPECT_FALSE(load_memory_report_json(p, test::standard_catalog()).backends.empty()) << p;
         ++memory;
       }
     } catch (const std::exception& x) {

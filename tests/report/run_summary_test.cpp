@@ -51,7 +51,7 @@ TEST(RunSummary, OneLinePerRowWithDashesForMissingValues) {
   // A case id longer than the default column (fp8 extend ids run past 58 characters) widens the column: every line
   // still has a space between the id and the backend, and the columns still line up.
   ResultRow long_id = ok;
-  long_id.case_id = "extend/gpt-oss-20b/L=24/b=16/prefix=4096/ext=512/p=64/bf16/sinks/kvcache=fp8_e4m3";
+  long_id.case_id = "extend/gpt-oss-20b/L=24/b=16/prefix=4096/ext=512/p=64/bf16/kvcache=fp8_e4m3/sinks";
   std::ostringstream wide;
   print_run_table(wide, {ok, long_id});
   std::istringstream wl(wide.str());

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/case_id.hpp"
 #include "core/errors.hpp"
 #include "support/errors.hpp"
 #include "support/test_util.hpp"
@@ -144,6 +145,56 @@ TEST(ExpandCases, RejectsBadAxesNamingTheOption) {
   p.model.server.max_running_requests = 2;
   p.batches = {4};
   expect_bad(p, "--batch");
+}
+
+// Every id the expansion builds is one parse_case_id reads back (core/case_id.hpp: the results readers check
+// a row's columns against it), naming the case's mode, model, batch, page size, dtype, seed and sinks.
+TEST(ExpandCases, EveryIdReadsBackAsItsCase) {
+  test::TempDir d;
+  test::write_file(d.file("t,1.csv"), "request_id,prefix_len,extend_len\na,10,5\nb,0,7\n");
+  RunPlan p;
+  p.models = {"tiny", "tiny-swa"};
+  p.modes = {"decode", "extend", "verify"};
+  p.dtypes = {"bf16", "fp16"};
+  p.page_sizes = {16, 64};
+  p.batches = {1, 3};
+  p.kv_lens = {0, 100};
+  p.prefix_lens = {0, 32};
+  p.extend_lens = {64};
+  p.length_dist = "uniform";
+  p.length_min = 1;
+  p.draft_tokens = 3;
+  p.seeds = {1, 7};
+  p.sinks = true;
+  p.model.layers = 2;
+  p.model.tp_size = 2;
+  p.model.kv_cache_dtype = "fp8_e4m3";
+  std::vector<Case> cases = expand_cases(p);
+  p = RunPlan();
+  p.models = {"tiny"};
+  p.modes = {"decode", "extend", "verify"};
+  p.trace = d.file("t,1.csv");
+  for (Case& c : expand_cases(p)) cases.push_back(std::move(c));
+  // 2 models x 2 dtypes x 3 modes x 2 page sizes x 4 length axes (2 batches x 2 lengths) x 2 seeds, + 3
+  ASSERT_EQ(cases.size(), 192u + 3);
+  for (const Case& c : cases) {
+    const std::optional<CaseIdParts> id = parse_case_id(c.id);
+    ASSERT_TRUE(id.has_value()) << c.id;
+    EXPECT_EQ(format_case_id(*id), c.id);
+    EXPECT_EQ(id->mode, forward_mode_name(c.mode)) << c.id;
+    EXPECT_EQ(id->model, c.model.name) << c.id;
+    EXPECT_EQ(id->batch, c.batch) << c.id;
+    EXPECT_EQ(id->page_size, c.server.page_size) << c.id;
+    EXPECT_EQ(id->dtype, dtype_name(c.model.dtype)) << c.id;
+    EXPECT_EQ(id->seed_or_default(), c.seed) << c.id;
+    EXPECT_EQ(id->sinks, c.sinks) << c.id;
+    if (id->layers) {
+      EXPECT_EQ(*id->layers, c.model.num_layers) << c.id;
+    }
+  }
+  EXPECT_EQ(cases.front().id,
+            "decode/tiny/L=2/tp=2/b=1/kv=0/uniform[1,L]/p=16/bf16/kvcache=fp8_e4m3/seed=1/sinks");
+  EXPECT_EQ(cases.back().id, "verify/tiny/trace=t,1.csv/b=2/p=64/bf16");
 }
 
 }  // namespace

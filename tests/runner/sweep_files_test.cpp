@@ -96,16 +96,16 @@ TEST(SweepFiles, RowsGoOutOneByOneAndAFailedWriteIsAWriteError) {
   test::TempDir d;
   {
     ResultsFileWriter w(d.file("r.csv"), /*append=*/false);
-    w.write(some_row("a"));
+    w.write(some_row("decode/tiny/b=1/kv=8/p=64/bf16"));
     EXPECT_EQ(read_results_csv(d.file("r.csv")).size(), 1u) << "on disk before the writer closes";
   }
   {
     ResultsFileWriter w(d.file("r.csv"), /*append=*/true);
-    w.write(some_row("b"));
+    w.write(some_row("decode/tiny/b=1/kv=16/p=64/bf16"));
   }
   const auto rows = read_results_csv(d.file("r.csv"));
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[1].case_id, "b");
+  EXPECT_EQ(rows[1].case_id, "decode/tiny/b=1/kv=16/p=64/bf16");
   try {
     ResultsFileWriter w("/dev/full", false);
     FAIL() << "the header went to /dev/full";
@@ -118,8 +118,8 @@ TEST(SweepFiles, RowsGoOutOneByOneAndAFailedWriteIsAWriteError) {
 TEST(SweepFiles, TheJsonReportIsWrittenWholeAndItsEnvironmentReadBack) {
   test::TempDir d;
   const std::vector<std::pair<std::string, std::string>> env = {{"zeta", "1"}, {"alpha", "two"}, {"options", "a=b"}};
-  write_sweep_json(d.file("r.json"), env, "attnbench run", {some_row("a")});
-  write_results_json(d.file("direct.json"), env, "attnbench run", {some_row("a")});
+  write_sweep_json(d.file("r.json"), env, "attnbench run", {some_row(test::kTinyDecode)});
+  write_results_json(d.file("direct.json"), env, "attnbench run", {some_row(test::kTinyDecode)});
   EXPECT_EQ(test::read_file(d.file("r.json")), test::read_file(d.file("direct.json"))) << "the same bytes";
   EXPECT_EQ(read_json_environment(d.file("r.json"), "--resume"), env) << "in file order";
   EXPECT_THROW(write_sweep_json("/dev/full", env, "x", {}), WriteError);
