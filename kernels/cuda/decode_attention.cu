@@ -39,7 +39,9 @@
 // Online softmax in base 2, per warp; the warps' states merge through shared memory.
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
-// normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink). No host sync,
+// normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink), or with merge
+// semaphores the chunks' last CTA (merge_in_kernel). kSplitKvTail (trtllm_mha's 2-chunk grids): two big chunks
+// and two tail pieces a unit, the pieces queued behind every unit's big chunks (resolve_tail_split). No host sync,
 // no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
@@ -168,6 +170,7 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   float* part_o;    // [total_q, num_chunks, Hq, D]
   float* part_lse;  // [total_q, num_chunks, Hq]
   int* semaphores;  // [batch, Hkv, row_groups], zero between launches: the merge in the kernel (XQA), or nullptr
+  bool tail;        // kSplitKvTail in force (num_chunks = kTailChunks; tail_split): big chunks first, then the pieces
 };
 
 // Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
@@ -192,6 +195,9 @@ __device__ __forceinline__ std::int64_t kv_slot(const DecodeArgs& a, int req, in
   return static_cast<std::int64_t>(kv_base) + m;  // ragged
 }
 
+// kSplitKvTail: the keys of each of the two tail pieces of a span (0: no pieces, the even 2-chunk split).
+__device__ __forceinline__ int tail_piece(int span) { return span >= kTailMinSpan ? span / 32 / 64 * 64 : 0; }
+
 // Keys [b, e) of KV chunk `chunk` (params.hpp, split-KV). Without a split, chunk 0 takes every key.
 // The even split (TRTLLM's multi-CTA mode) divides only the keys some row of the request can see,
 // [span_lo, span_hi): with a sliding window over a long sequence every chunk then holds window keys, instead
@@ -204,6 +210,23 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
     return;
   }
   int cs = a.kv_chunk_size_ptr ? *a.kv_chunk_size_ptr : a.kv_chunk_size;
+  if (a.tail) {  // kSplitKvTail: chunks 0, 1 the even split of the span less the pieces, chunks 2, 3 the pieces
+    const int span = max(0, span_hi - span_lo);
+    const int piece = tail_piece(span);
+    const int big_hi = span_hi - 2 * piece;
+    if (chunk >= 2) {
+      b = big_hi + (chunk - 2) * piece;
+      e = b + piece;
+      return;
+    }
+    const int even = (big_hi - span_lo + 1) / 2;
+    cs = max(kMinEvenKvChunk, (even + 63) / 64 * 64);
+    const std::int64_t b64 = span_lo + static_cast<std::int64_t>(chunk) * cs;
+    b = static_cast<int>(b64 < big_hi ? b64 : big_hi);
+    e = chunk == 1 ? big_hi : static_cast<int>(b64 + cs < big_hi ? b64 + cs : big_hi);
+    if (e < b) e = b;
+    return;
+  }
   if (cs == kSplitKvEven) {
     const int span = max(0, span_hi - span_lo);
     const int even = (span + a.num_chunks - 1) / a.num_chunks;
@@ -392,12 +415,12 @@ inline constexpr int kMaxInKernelMergeChunks = 4;
 
 template <bool kBf16, int D, int kThreads>
 __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, int kvh, int rg,
-                                             const cuda_detail::RequestView& ri, int row0, int rows_valid) {
+                                             const cuda_detail::RequestView& ri, int row0, int rows_valid, int live) {
   __shared__ int last;
   const int sem = (req * a.num_kv_heads + kvh) * a.row_groups + rg;
   __threadfence();  // this CTA's partial states are visible before it is counted
   __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(a.semaphores + sem, 1) == a.num_chunks - 1;
+  if (threadIdx.x == 0) last = atomicAdd(a.semaphores + sem, 1) == live - 1;  // chunks [0, live) count
   __syncthreads();
   if (!last) return;
   __threadfence();  // the other CTAs' partials: read past L1 below (__ldcg)
@@ -417,8 +440,8 @@ __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, in
     float4 u[kC];
 #pragma unroll
     for (int c = 0; c < kC; ++c) {
-      l[c] = c < C ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
-      u[c] = c < C ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
+      l[c] = c < live ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
+      u[c] = c < live ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
                    : make_float4(0.f, 0.f, 0.f, 0.f);
     }
     float M = a.sinks ? a.sinks[head] : -INFINITY;
@@ -507,8 +530,20 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   const std::uint32_t smem_base = smem_addr(smem);
 
   int bid = blockIdx.x;
-  const int chunk = bid % a.num_chunks;
-  bid /= a.num_chunks;
+  int chunk;
+  if (!a.tail) {
+    chunk = bid % a.num_chunks;
+    bid /= a.num_chunks;
+  } else {  // every unit's two big chunks (units in the usual order), then the pieces chunk-major (tail_split)
+    const int units = a.batch_size * a.num_kv_heads * a.row_groups;
+    if (bid < 2 * units) {
+      chunk = bid % 2;
+      bid /= 2;
+    } else {
+      chunk = 2 + (bid - 2 * units) / units;
+      bid = (bid - 2 * units) % units;
+    }
+  }
   const int rg = bid % a.row_groups;
   bid /= a.row_groups;
   const int kvh = bid % a.num_kv_heads;
@@ -523,6 +558,10 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   int span_lo, span_hi, unused_lo, unused_hi;  // the keys any row of the request sees
   visible_keys(a, ri, 0, span_lo, unused_hi);
   visible_keys(a, ri, ri.q_len - 1, unused_lo, span_hi);
+  // kSplitKvTail: a span too short for pieces has 2 chunks; its pieces' CTAs leave at once (nothing written, not
+  // counted: the merge counts and reads `live` chunks).
+  const int live = !a.tail ? a.num_chunks : (tail_piece(max(0, span_hi - span_lo)) > 0 ? kTailChunks : 2);
+  if (chunk >= live) return;
   int cbeg, cend;
   chunk_range(a, ri.kv_len, span_lo, span_hi, chunk, cbeg, cend);
   const int j_first = row0 / G, j_last = (row0 + rows_valid - 1) / G;
@@ -1053,7 +1092,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     }
   }
   if (a.split && a.semaphores != nullptr) {
-    merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid);
+    merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid, live);
     return;
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -1308,6 +1347,10 @@ bool merge_pdl() {
 std::int64_t grid_ctas(const DecodeArgs& a) {
   return static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
 }
+// The grid and chunk count the CTA-shape rule sees: with kSplitKvTail the big chunks only (2 a unit; the pieces
+// queue behind them), so that the rule picks the shape of the 2-chunk grid the tail split refines.
+std::int64_t rule_grid(const DecodeArgs& a) { return a.tail ? grid_ctas(a) / kTailChunks * 2 : grid_ctas(a); }
+int rule_chunks(const DecodeArgs& a) { return a.tail ? 2 : a.num_chunks; }
 
 // Warps per CTA of the kSmallM kernel for a grid of `grid` CTAs (`chunks` of them per request and KV head), with
 // `slots` 4-warp CTAs resident at once (SMs x kBlocks): a rule on the grid and the device only, so a graph replay
@@ -1357,14 +1400,35 @@ void launch_merge(const DecodeArgs& a, int head_dim, cudaStream_t stream) {
   ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_merge_kernel<kBf16>, a, head_dim));
 }
 
+// kSplitKvTail's queued tail pieces (params.hpp): kept where the 2-chunk grid runs wide CTAs (fp8 at head_dim
+// <= 128, at most 8 query rows a unit, the grid filling at most half the 4-warp slots: one wave of 8-warp CTAs,
+// e.g. Llama-3.1-8B b=16) and the merge runs in the kernel; elsewhere the even split over 2 chunks.
+// ATTNBENCH_DECODE_TAIL=0 takes the even split everywhere (an A/B knob).
+// Why: per-CTA timestamps of that grid (results/h200/fp8/cta-trace-2026-12-02/) show each CTA's rate set by its
+// SM (correlation 0.96 between the two CTAs of an SM; SMs 32-43 and 78-87 ~15 % faster than most): with equal
+// chunks the slowest CTAs set the span (137 µs against a 126 µs mean). Pieces queued after the big chunks go to
+// the slots that free up first (the 8 SMs with one big CTA from the start).
+template <int D, int kFp8>
+void resolve_tail_split(DecodeArgs& a) {
+  if (!a.tail) return;
+  const char* e = std::getenv("ATTNBENCH_DECODE_TAIL");
+  const bool knob_off = e != nullptr && std::string(e) == "0";
+  const bool wide = a.group * a.max_q_len <= 8 && small_m_warps<D, kFp8>(rule_grid(a), 2) == 8;
+  if (wide && a.semaphores != nullptr && !knob_off) return;
+  a.tail = false;
+  a.num_chunks = 2;
+  a.kv_chunk_size = kSplitKvEven;
+}
+
 template <bool kBf16, int D, int kFp8 = 0>
-void run_mma(const DecodeArgs& a, cudaStream_t stream) {
+void run_mma(DecodeArgs a, cudaStream_t stream) {
+  resolve_tail_split<D, kFp8>(a);
   const std::int64_t grid = grid_ctas(a);
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
   if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
-    const int warps = small_m_warps<D, kFp8>(grid, a.num_chunks);
+    const int warps = small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a));
     if (warps == 2) {
       launch_mma<kBf16, D, 3, kBlocks * 2, kFp8, true, 2>(a, g, stream);
     } else if (has_single_ctas<D>() && warps == 1) {  // (1 and 8 only where small_m_compiled; else the 4-warp kernel)
@@ -1421,6 +1485,9 @@ void check_params(const AttentionParams& p) {
       if (!p.kv_indptr) bad("ragged addressing needs kv_indptr");
       break;
   }
+  if (p.kv_chunk_size == kSplitKvTail && p.kv_chunk_size_ptr == nullptr && p.max_num_chunks != kTailChunks)
+    bad("kSplitKvTail needs max_num_chunks == " + std::to_string(kTailChunks) + ", got " +
+        std::to_string(p.max_num_chunks));
   if (p.qo_indptr ? p.max_q_len <= 0 : p.q_len_per_req <= 0)
     bad(p.qo_indptr ? "max_q_len must be positive with qo_indptr" : "q_len_per_req must be positive");
 }
@@ -1440,6 +1507,7 @@ DecodeArgs make_args(const AttentionParams& p) {
   a.num_chunks = a.split ? p.max_num_chunks : 1;
   a.kv_chunk_size = p.kv_chunk_size;
   a.kv_chunk_size_ptr = p.kv_chunk_size_ptr;
+  a.tail = a.split && p.kv_chunk_size_ptr == nullptr && p.kv_chunk_size == kSplitKvTail;  // (resolve_tail_split)
   return a;
 }
 
@@ -1463,19 +1531,41 @@ bool attention_decode_merges_in_kernel(const AttentionParams& p) {
   return decode_detail::merges_in_kernel(decode_detail::make_args(p), p);
 }
 
+bool attention_decode_tail_split(const AttentionParams& p) {
+  using namespace decode_detail;
+  DecodeArgs a = make_args(p);
+  if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
+  const int fp8 = fp8_kind(p);
+  switch (p.head_dim) {
+    case 64:
+      fp8 ? resolve_tail_split<64, 1>(a) : resolve_tail_split<64, 0>(a);
+      break;
+    case 128:
+      fp8 ? resolve_tail_split<128, 1>(a) : resolve_tail_split<128, 0>(a);
+      break;
+    case 256:
+      fp8 ? resolve_tail_split<256, 1>(a) : resolve_tail_split<256, 0>(a);
+      break;
+    default:
+      a.tail = false;
+  }
+  return a.tail;
+}
+
 int attention_decode_cta_warps(const AttentionParams& p) {
   using namespace decode_detail;
   const DecodeArgs a = make_args(p);
   const int fp8 = fp8_kind(p);
   if (a.group * a.max_q_len > 8) return kWarps;
-  const std::int64_t g = grid_ctas(a);
+  const std::int64_t g = rule_grid(a);
+  const int c = rule_chunks(a);
   switch (p.head_dim) {
     case 64:
-      return fp8 ? small_m_warps<64, 1>(g, a.num_chunks) : small_m_warps<64, 0>(g, a.num_chunks);
+      return fp8 ? small_m_warps<64, 1>(g, c) : small_m_warps<64, 0>(g, c);
     case 128:
-      return fp8 ? small_m_warps<128, 1>(g, a.num_chunks) : small_m_warps<128, 0>(g, a.num_chunks);
+      return fp8 ? small_m_warps<128, 1>(g, c) : small_m_warps<128, 0>(g, c);
     case 256:
-      return fp8 ? small_m_warps<256, 1>(g, a.num_chunks) : small_m_warps<256, 0>(g, a.num_chunks);
+      return fp8 ? small_m_warps<256, 1>(g, c) : small_m_warps<256, 0>(g, c);
     default:
       return kWarps;
   }

@@ -37,7 +37,7 @@ namespace {
 #define ATTNBENCH_REQUIRE_GPU() \
   if (!gpu_availability().usable) GTEST_SKIP() << gpu_availability().detail
 
-enum class Split { none, fixed, even, via_ptr };
+enum class Split { none, fixed, even, via_ptr, tail };
 
 struct Spec {
   DType dtype = DType::bf16;
@@ -63,7 +63,7 @@ struct Spec {
 
   std::string name() const {
     static const char* addr[] = {"ragged", "token", "block"};
-    static const char* sp[] = {"none", "fixed", "even", "ptr"};
+    static const char* sp[] = {"none", "fixed", "even", "ptr", "tail"};
     std::string s = std::string(dtype_name(dtype)) + (is_fp8(kv_fp8) ? "+" + std::string(dtype_name(kv_fp8)) : "") + " hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) +
                     " D=" + std::to_string(dim) + " " + addr[static_cast<int>(addressing)];
     if (addressing == KvAddressing::block_table) s += " p=" + std::to_string(page_size);
@@ -264,7 +264,7 @@ DeviceCase to_device(Device& dev, HostCase& h) {
   const Spec& s = h.s;
   if (s.split != Split::none) {
     p.max_num_chunks = s.max_chunks;
-    p.kv_chunk_size = s.split == Split::even ? kSplitKvEven : s.chunk;
+    p.kv_chunk_size = s.split == Split::even ? kSplitKvEven : (s.split == Split::tail ? kSplitKvTail : s.chunk);
     if (s.split == Split::via_ptr) {
       d.chunk_ptr = upload(dev, std::vector<std::int32_t>{s.chunk}, "test.kv_chunk_size");
       p.kv_chunk_size = 12345;  // must be ignored: the pointer wins
@@ -757,6 +757,33 @@ TEST(DecodeAttention, SplitKv) {
   }
 }
 
+// Merge semaphores a split case needs: one per (request, KV head, 64-row group).
+int merge_groups(const Spec& s) {
+  const int max_q = s.q_lens.empty() ? s.q_len : *std::max_element(s.q_lens.begin(), s.q_lens.end());
+  const int row_groups = (s.hq / s.hkv * max_q + 63) / 64;
+  return static_cast<int>(s.kv_lens.size()) * s.hkv * row_groups;
+}
+
+// Two launches of d against the CPU twin (the second on the semaphores the first left), each within tolerance.
+void expect_two_launches_match(Device& dev, HostCase& h, DeviceCase& d) {
+  for (int launch = 0; launch < 2; ++launch) {
+    const Errors e = run_and_compare(dev, h, d);
+    std::printf("[ decode ] %-84s launch %d max_abs %.2e rel_l2 %.2e lse %.1e\n", h.s.name().c_str(), launch,
+                e.max_abs, e.rel_l2, e.lse_max_abs);
+    EXPECT_LE(e.max_abs, tolerance(h.s.dtype)) << "launch " << launch;
+    EXPECT_LE(e.rel_l2, tolerance(h.s.dtype) / 2) << "launch " << launch;
+    EXPECT_LE(e.lse_max_abs, 1e-3) << "launch " << launch;
+  }
+}
+
+void expect_semaphores_zero(Device& dev, DeviceCase& d) {
+  std::vector<std::int32_t> sem(static_cast<std::size_t>(d.semaphores.bytes() / 4), -1);
+  dev.copy(sem.data(), d.semaphores.data(), d.semaphores.bytes());
+  dev.synchronize();
+  EXPECT_EQ(std::count(sem.begin(), sem.end(), 0), static_cast<std::ptrdiff_t>(sem.size()))
+      << "the semaphores are not back at zero";
+}
+
 // TRTLLM's multi-CTA merge inside the decode kernel (merge_semaphores, as the trtllm_mha backend passes XQA's
 // semaphores; at most 4 chunks): split cases like SplitKv's against the CPU twin, each launched twice on the same semaphores (the
 // second launch needs the first to have left them at zero), the semaphores zero afterwards; and the fallbacks to the
@@ -764,29 +791,14 @@ TEST(DecodeAttention, SplitKv) {
 TEST(DecodeAttention, SplitKvMergedInKernel) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
-  auto groups = [](const Spec& s) {
-    const int max_q = s.q_lens.empty() ? s.q_len : *std::max_element(s.q_lens.begin(), s.q_lens.end());
-    const int row_groups = (s.hq / s.hkv * max_q + 63) / 64;
-    return static_cast<int>(s.kv_lens.size()) * s.hkv * row_groups;
-  };
+  auto groups = merge_groups;
   auto check_twice = [&](Spec s, bool in_kernel) {
     SCOPED_TRACE(s.name());
     HostCase h = make_case(s);
     DeviceCase d = to_device(*dev, h);
     EXPECT_EQ(attention_decode_merges_in_kernel(d.p), in_kernel) << "not the merge path this case is for";
-    for (int launch = 0; launch < 2; ++launch) {
-      const Errors e = run_and_compare(*dev, h, d);
-      std::printf("[ decode ] %-84s launch %d max_abs %.2e rel_l2 %.2e lse %.1e\n", s.name().c_str(), launch,
-                  e.max_abs, e.rel_l2, e.lse_max_abs);
-      EXPECT_LE(e.max_abs, tolerance(s.dtype)) << "launch " << launch;
-      EXPECT_LE(e.rel_l2, tolerance(s.dtype) / 2) << "launch " << launch;
-      EXPECT_LE(e.lse_max_abs, 1e-3) << "launch " << launch;
-    }
-    std::vector<std::int32_t> sem(static_cast<std::size_t>(d.semaphores.bytes() / 4), -1);
-    dev->copy(sem.data(), d.semaphores.data(), d.semaphores.bytes());
-    dev->synchronize();
-    EXPECT_EQ(std::count(sem.begin(), sem.end(), 0), static_cast<std::ptrdiff_t>(sem.size()))
-        << "the semaphores are not back at zero";
+    expect_two_launches_match(*dev, h, d);
+    expect_semaphores_zero(*dev, d);
   };
   std::uint64_t seed = 1500;
   for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table})
@@ -862,6 +874,90 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
   many.seed = 1596;
   many.semaphores = groups(many);
   check_twice(many, false);
+}
+
+// trtllm_mha's tail split (kSplitKvTail: two big chunks a unit, then two queued tail pieces of spans >= 8192 keys):
+// taken where the 2-chunk grid runs 8-warp fp8 CTAs and merges in the kernel, else the even 2-chunk split. Each case
+// against the CPU twin, launched twice (bit-identical, the semaphores back at zero); spans below kTailMinSpan give
+// the even 2-chunk split's bits exactly.
+TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  auto groups = merge_groups;
+  auto output_of = [&](DeviceCase& d) {
+    dev->memset(d.o.data(), 0xFF, d.o.bytes());
+    if (d.workspace.allocated()) dev->memset(d.workspace.data(), 0xFF, d.workspace.bytes());
+    dev->kernels().attention_decode(d.p, dev->stream());
+    std::vector<std::uint8_t> o(static_cast<std::size_t>(d.o.bytes()));
+    dev->copy(o.data(), d.o.data(), d.o.bytes());
+    dev->synchronize();
+    return o;
+  };
+  auto check = [&](Spec s, bool tail) {
+    SCOPED_TRACE(s.name());
+    HostCase h = make_case(s);
+    DeviceCase d = to_device(*dev, h);
+    EXPECT_EQ(attention_decode_tail_split(d.p), tail) << "not the split this case is for";
+    expect_two_launches_match(*dev, h, d);
+    EXPECT_TRUE(output_of(d) == output_of(d)) << "two launches differ";
+    if (d.semaphores.allocated()) expect_semaphores_zero(*dev, d);
+  };
+  std::uint64_t seed = 1700;
+  Spec base;  // Llama-3.1-8B's heads: the 8-warp fp8 grid of a few requests
+  base.hq = 32;
+  base.hkv = 8;
+  base.page_size = 64;
+  base.kv_fp8 = DType::fp8_e4m3;
+  base.k_scale = 0.75f;
+  base.v_scale = 1.25f;
+  base.split = Split::tail;
+  base.max_chunks = kTailChunks;
+  base.kv_lens = {1, 100, 2000, kTailMinSpan - 1, kTailMinSpan, 16385, 20000};
+  base.sinks = true;
+  for (KvAddressing addr : {KvAddressing::block_table, KvAddressing::token_indices})
+    for (DType dt : {DType::bf16, DType::fp16}) {
+      Spec s = base;
+      s.addressing = addr;
+      s.dtype = dt;
+      s.seed = ++seed;
+      s.semaphores = groups(s);
+      check(s, true);
+    }
+  Spec win = base;  // a window of >= kTailMinSpan keys is cut; a shorter one is not
+  win.window_left = 9000;
+  win.kv_lens = {20000, 9500, 300};
+  win.seed = ++seed;
+  win.semaphores = groups(win);
+  check(win, true);
+  Spec verify = base;  // 4 query rows of 2 heads (8 rows: the same kernel), explicit positions
+  verify.hq = 16;
+  verify.q_len = 4;
+  verify.positions = true;
+  verify.kv_lens = {16385, 3000, 12000};
+  verify.seed = ++seed;
+  verify.semaphores = groups(verify);
+  check(verify, true);
+  // The even 2-chunk split instead: a 16-bit pool (4-warp CTAs), the merge kernel (no semaphores).
+  Spec bf = base;
+  bf.kv_fp8 = DType::bf16;
+  bf.seed = ++seed;
+  bf.semaphores = groups(bf);
+  check(bf, false);
+  Spec no_sem = base;
+  no_sem.seed = ++seed;
+  check(no_sem, false);
+  // Spans below kTailMinSpan: the bits of the even split over 2 chunks.
+  Spec short_tail = base;
+  short_tail.kv_lens = {1, 64, 700, 4097, kTailMinSpan - 1};
+  short_tail.seed = ++seed;
+  short_tail.semaphores = groups(short_tail);
+  Spec short_even = short_tail;
+  short_even.split = Split::even;
+  short_even.max_chunks = 2;
+  HostCase ht = make_case(short_tail), he = make_case(short_even);
+  DeviceCase dt = to_device(*dev, ht), de = to_device(*dev, he);
+  ASSERT_TRUE(attention_decode_tail_split(dt.p));
+  EXPECT_TRUE(output_of(dt) == output_of(de)) << "short spans: not the even 2-chunk split's output";
 }
 
 TEST(DecodeAttention, GenericPath) {
