@@ -69,8 +69,10 @@ TEST(CaseId, ParseReadsBackWhatFormatWrites) {
     ASSERT_TRUE(p.has_value()) << id;
     EXPECT_EQ(format_case_id(*p), id);
   }
-  const CaseIdParts p =
-      *parse_case_id("verify/tiny/L=2/b=8/kv=200/uniform[50,L]/draft=3/p=64/fp16/seed=7/sinks");
+  const std::optional<CaseIdParts> parsed =
+      parse_case_id("verify/tiny/L=2/b=8/kv=200/uniform[50,L]/draft=3/p=64/fp16/seed=7/sinks");
+  ASSERT_TRUE(parsed.has_value());
+  const CaseIdParts& p = *parsed;
   EXPECT_EQ(p.mode, "verify");
   EXPECT_EQ(p.model, "tiny");
   EXPECT_EQ(p.layers, 2);
@@ -84,7 +86,10 @@ TEST(CaseId, ParseReadsBackWhatFormatWrites) {
   EXPECT_EQ(p.dtype, "fp16");
   EXPECT_EQ(p.seed_or_default(), 7u);
   EXPECT_TRUE(p.sinks);
-  EXPECT_EQ(parse_case_id("decode/tiny/b=1/kv=8/p=64/bf16")->seed_or_default(), 1u);  // no "/seed=": seed 1
+  const std::optional<CaseIdParts> plain = parse_case_id("decode/tiny/b=1/kv=8/p=64/bf16");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->seed.has_value());
+  EXPECT_EQ(plain->seed_or_default(), 1u);  // no "/seed=": seed 1
 }
 
 TEST(CaseId, ParseRefusesWhatFormatNeverWrites) {

@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -651,7 +653,9 @@ TEST(ResultsJson, CarriesEnvironmentCommandAndTypedRows) {
 // A row with every optional set, so that a round trip covers every column.
 // `r` of seed `seed`, its case_id saying so (readers check the columns an id names against it).
 ResultRow with_seed(ResultRow r, std::uint64_t seed) {
-  CaseIdParts id = *parse_case_id(r.case_id);
+  const std::optional<CaseIdParts> parsed = parse_case_id(r.case_id);
+  if (!parsed) throw std::logic_error("with_seed: '" + r.case_id + "' is not a case id");
+  CaseIdParts id = *parsed;
   id.seed = seed;
   r.case_id = format_case_id(id);
   r.seed = seed;
