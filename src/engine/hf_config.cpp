@@ -207,15 +207,26 @@ int read_context_len(const ConfigReader& r, const json& tc, const std::string& t
          "max_position_embeddings is written, and transformers would fill in its class default)");
 }
 
-// torch_dtype (or dtype, as newer transformers write it) with SGLang's dtype "auto": a float32 (or absent)
-// config dtype runs as float16, or bfloat16 for Gemma (configs/model_config.py _get_and_verify_dtype).
+// dtype (or torch_dtype, its older name) with SGLang's dtype "auto": a float32 (or absent) config dtype runs as
+// float16, or bfloat16 for Gemma (configs/model_config.py L881: _get_and_verify_dtype(self.hf_text_config, dtype),
+// L2284-2321). SGLang reads the text config's dtype and model_type: a text_config's own dtype first, the top level's
+// only when it has none (utils/hf_transformers/common.py get_hf_text_config L565-580); within one object
+// transformers 5.19 keeps "dtype" when both names are written (torch_dtype is its backward-compatible alias).
+// GPT-OSS with MXFP4 weights runs as bfloat16 whatever the config says: arg_groups/model_overrides/gpt_oss.py
+// L56-63 declares dtype "bfloat16" when quantization_config.quant_method is "mxfp4" (the published gpt-oss-20b /
+// 120b configs), overriding "auto" and --dtype alike.
 DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const std::string& tp,
-                 const std::string& model_type) {
+                 const std::string& model_type, const std::string& arch) {
+  if (arch == "GptOssForCausalLM")
+    if (const json* q = ConfigReader::find(root, "quantization_config"); q && q->is_object())
+      if (const json* method = ConfigReader::find(*q, "quant_method");
+          method && method->is_string() && method->get<std::string>() == "mxfp4")
+        return DType::bf16;
   std::optional<std::string> s;
   std::string key;
-  for (const auto* obj : {&root, &tc}) {
+  for (const auto* obj : {&tc, &root}) {
     const std::string prefix = obj == &root ? "" : tp;
-    for (const char* k : {"torch_dtype", "dtype"}) {
+    for (const char* k : {"dtype", "torch_dtype"}) {
       if (s) break;
       s = r.string(*obj, prefix, k);
       if (s) key = prefix + k;
@@ -547,6 +558,11 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     }
     return true;
   };
+  // A UTF-8 byte order mark: nlohmann skips it, but transformers reads config.json as "utf-8" and Python's json.loads
+  // refuses a leading U+FEFF ("Unexpected UTF-8 BOM"), so SGLang cannot load the file: refused, not read.
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF")
+    r.fail("top level", "starts with a UTF-8 byte order mark, which transformers' config reader (Python's json) refuses, "
+                        "so SGLang could not load this file; save it without the BOM");
   check_json_nesting(text, kMaxJsonNesting, "--model " + source);
   try {
     root = json::parse(text, no_duplicate_keys);
@@ -568,7 +584,8 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (auto t = r.string(root, "", "model_type")) root_model_type = *t;
   if (text_config != nullptr)
     if (auto t2 = r.string(tc, tp, "model_type")) text_model_type = *t2;
-  model_type = !root_model_type.empty() ? root_model_type : text_model_type;
+  // The model_type SGLang's dtype rule reads: the text config's (hf_text_config.model_type), else the top level's.
+  model_type = !text_model_type.empty() ? text_model_type : root_model_type;
 
   // Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2: kv_lora_rank) caches one compressed latent per
   // token, not K and V per head; SGLang runs it on its MLA backends, which attnbench does not model. Read as
@@ -674,7 +691,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     m.head_dim = *hidden / m.num_attention_heads;
   }
   m.context_len = read_context_len(r, tc, tp, rope_by_layer_type(root_model_type, text_model_type, m.architecture));
-  m.dtype = read_dtype(r, root, tc, tp, model_type);
+  m.dtype = read_dtype(r, root, tc, tp, model_type, m.architecture);
   read_windows(r, tc, tp, m);
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
   m.is_multimodal = is_multimodal(m.architecture, text_config != nullptr);

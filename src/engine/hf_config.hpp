@@ -3,8 +3,12 @@
 //   architectures[0]                     -> architecture (SGLang's per-architecture rules key on it)
 //   num_hidden_layers, num_attention_heads, num_key_value_heads (default: num_attention_heads)
 //   head_dim (default: hidden_size / num_attention_heads), max_position_embeddings -> context_len
-//   torch_dtype or dtype                 -> dtype: bfloat16, float16; float32 or absent become float16
-//                                           (bfloat16 for model_type gemma*), as SGLang's dtype "auto" does
+//   dtype or torch_dtype                 -> dtype: bfloat16, float16; float32 or absent become float16
+//                                           (bfloat16 for model_type gemma*), as SGLang's dtype "auto" does;
+//                                           text_config's before the top level's, "dtype" before "torch_dtype"
+//                                           (as SGLang's hf_text_config and transformers 5.19 read them);
+//                                           GPT-OSS with quantization_config.quant_method "mxfp4": bfloat16
+//                                           (SGLang's gpt_oss model override)
 //   sliding windows, in the forms real configs use (sliding_window: tokens, null = none):
 //     layer_types ["sliding_attention" | "full_attention", ...] (GPT-OSS, newer Gemma-3 / Qwen exports),
 //     use_sliding_window false (Qwen2/3: no window) or true with max_window_layers (layers >= it are windowed),
@@ -15,11 +19,13 @@
 //   layer full attention, window_ignored set) on Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 / MoE, whose classes
 //   take no window; refused (exit 2) on any other class that would window, its rule not modelled
 //   architecture GptOssForCausalLM       -> has_sinks (GPT-OSS learns a sink logit per head; no config key)
-// A multimodal config's text_config (Gemma3ForConditionalGeneration) holds the attention keys; architectures,
-// model_type and the dtype are read at the top level first.
+// A multimodal config's text_config (Gemma3ForConditionalGeneration) holds the attention keys; architectures are
+// read at the top level first, model_type and the dtype in text_config first (as SGLang's hf_text_config).
 // attnbench's own key, which SGLang would ignore as unknown: "attnbench": {"name": "...", "tp_size": N}
 // (the model's name in case ids, and the tensor-parallel degree the preset is for; --tp-size overrides).
-// rope_scaling is ignored: context_len is max_position_embeddings.
+// context_len: SGLang's derived context length (read_context_len in hf_config.cpp: the first context key, times
+// rope_scaling's factor where SGLang's get_context_length applies it).
+// A file starting with a UTF-8 byte order mark is refused (transformers' json.loads refuses it).
 #pragma once
 
 #include <cstddef>

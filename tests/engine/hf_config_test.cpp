@@ -820,6 +820,74 @@ TEST(HfConfig, FilesThatAreMissingNotRegularOrTooLarge) {
   EXPECT_NE(unknown.find("--model: unknown preset 'gpt-9' (known: llama-3.1-8b, "), std::string::npos) << unknown;
 }
 
+// The dtype as SGLang 0.5.23 reads it (configs/model_config.py L881: _get_and_verify_dtype(hf_text_config)):
+// text_config's own dtype before the top level's (get_hf_text_config gives the sub-config the parent's only when
+// it has none), "dtype" before "torch_dtype" in one object (transformers 5.19 keeps dtype when both are written),
+// the text config's model_type for Gemma's float32 rule; GPT-OSS with MXFP4 weights is declared bfloat16 by
+// arg_groups/model_overrides/gpt_oss.py L56-63, whatever the config writes.
+TEST(HfConfig, DtypeAsSglangReadsItTextConfigFirstDtypeOverTorchDtypeGptOssMxfp4) {
+  EXPECT_EQ(parse(config(R"("torch_dtype": "bfloat16", "dtype": "float16")")).dtype, DType::fp16);
+  EXPECT_EQ(parse(config(R"("dtype": "bfloat16", "torch_dtype": "float16")")).dtype, DType::bf16);
+  EXPECT_EQ(parse(config(R"("dtype": null, "torch_dtype": "float16")")).dtype, DType::fp16) << "null: not written";
+  const std::string text = R"("num_hidden_layers": 2, "num_attention_heads": 4, "head_dim": 64, "max_position_embeddings": 64)";
+  // text_config's dtype wins over the top level's; the top level's is the fallback.
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "torch_dtype": "bfloat16", "text_config": {)" + text +
+                  R"(, "torch_dtype": "float16"}})").dtype, DType::fp16);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "torch_dtype": "bfloat16", "text_config": {)" + text + "}}").dtype,
+            DType::bf16);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "text_config": {)" + text + R"(, "dtype": "bfloat16"}})").dtype, DType::bf16);
+  // A text dtype that is not a string is named under text_config.
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "text_config": {)" + text + R"(, "dtype": 16}})"),
+            "--model m.json: text_config.dtype: must be a string (got 16)");
+  // PaliGemma-style: the top-level model_type is not Gemma's, the text config's is: float32 runs as bfloat16.
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "model_type": "paligemma", "torch_dtype": "float32", "text_config": {)" +
+                  text + R"(, "model_type": "gemma"}})").dtype, DType::bf16);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "model_type": "gemma3", "torch_dtype": "float32", "text_config": {)" +
+                  text + R"(, "model_type": "llava_text"}})").dtype, DType::fp16);
+  // gpt-oss-120b's published config: MXFP4 experts and no torch_dtype, which SGLang serves in bfloat16 (not the
+  // float16 of an absent dtype under "auto"); a float16 config too. Without MXFP4 the config's dtype rules.
+  const std::string oss = R"({"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "num_hidden_layers": 36,
+      "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "max_position_embeddings": 131072,
+      "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "full_attention"])";
+  const std::string mxfp4 = R"(, "quantization_config": {"modules_to_not_convert": ["model.layers.*.self_attn"],
+      "quant_method": "mxfp4"})";
+  const ModelConfig g = parse(oss + mxfp4 + "}");
+  EXPECT_EQ(g.dtype, DType::bf16);
+  EXPECT_EQ(g.num_layers, 36);
+  EXPECT_TRUE(g.has_sinks);
+  EXPECT_EQ(windows(g, 4), (std::vector<int>{127, -1, 127, -1}));
+  EXPECT_EQ(parse(oss + mxfp4 + R"(, "torch_dtype": "float16"})").dtype, DType::bf16);
+  EXPECT_EQ(parse(oss + "}").dtype, DType::fp16) << "no MXFP4, no dtype: SGLang's auto gives float16";
+  EXPECT_EQ(parse(oss + R"(, "quantization_config": {"quant_method": "fp8"}})").dtype, DType::fp16);
+  EXPECT_EQ(parse(oss + R"(, "quantization_config": {"quant_method": "mxfp4"}, "torch_dtype": "float16"})").dtype,
+            DType::bf16);
+  // Only GPT-OSS has the override.
+  EXPECT_EQ(parse(config(R"("torch_dtype": "float16", "quantization_config": {"quant_method": "mxfp4"})")).dtype,
+            DType::fp16);
+}
+
+// A UTF-8 byte order mark: transformers opens config.json as "utf-8" and Python's json.loads refuses a leading
+// U+FEFF (transformers 5.19: "It looks like the config file ... is not a valid JSON file"), so SGLang cannot load
+// it; nlohmann would skip it silently. Refused, exit 2, through the binary too.
+TEST(HfConfig, Utf8ByteOrderMarkIsRefused) {
+  EXPECT_EQ(parse_error("\xEF\xBB\xBF" + config()),
+            "--model m.json: top level: starts with a UTF-8 byte order mark, which transformers' config reader "
+            "(Python's json) refuses, so SGLang could not load this file; save it without the BOM");
+  EXPECT_EQ(parse(" " + config()).num_layers, 4) << "leading whitespace is fine";
+  test::TempDir d;
+  test::write_file(d.file("bom.json"), "\xEF\xBB\xBF" + config());
+  const auto r = test::run_attnbench("memory --device cpu --model " + d.file("bom.json"), d);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--model " + d.file("bom.json") + ": top level: starts with a UTF-8 byte order mark"),
+            std::string::npos) << r.err;
+}
+
 TEST(HfConfig, BadFilesExitTwoThroughTheBinary) {
   test::TempDir d;
   test::write_file(d.file("bad.json"), config(R"("torch_dtype": "int4")"));
