@@ -224,7 +224,8 @@ ParsedCli parse_cli(const std::vector<std::string>& args) {
     sub->add_option("--attention-backend,--backend", p.backends, "Backends to compare, comma separated, or all")
         ->delimiter(',')->capture_default_str();
     sub->add_option("--mode", p.modes, "decode, extend, verify (comma separated)")->delimiter(',')->capture_default_str();
-    sub->add_option("--dtype", p.dtypes, "bf16, fp16, fp32 (KV cache, queries and outputs)")->delimiter(',')->capture_default_str();
+    sub->add_option("--dtype", p.dtypes, "Model dtypes (queries, outputs; the KV cache too unless --kv-cache-dtype): auto (each model's "
+                    "config dtype, as SGLang's --dtype auto), bf16, fp16, fp32; comma separated")->delimiter(',')->capture_default_str();
     sub->add_option("--batch", p.batches, "Requests per step")->delimiter(',')->capture_default_str();
     sub->add_option("--kv-len", p.kv_lens, "decode / verify: cached tokens per request (the upper bound L with a distribution)")
         ->delimiter(',')->capture_default_str();

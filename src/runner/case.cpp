@@ -88,8 +88,8 @@ void for_each_configuration(const RunPlan& p, const ConfigurationVisitor& visit)
   const ServerArgs base = resolve_server_args(p.model);
   for (const auto& model_name : p.models) {
     ModelConfig model = resolve_model(model_name, p.model);
-    for (const auto& dtype_str : p.dtypes) {
-      model.dtype = parse_dtype(dtype_str, "--dtype");
+    for (const DType dtype : run_dtypes(p.dtypes, model)) {
+      model.dtype = dtype;
       apply_kv_cache_dtype(model, p.model);
       for (const auto& mode_name : p.modes) {
         const ForwardMode mode = parse_mode(mode_name);

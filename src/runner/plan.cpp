@@ -55,6 +55,26 @@ ModelConfig resolve_model(const std::string& name, const ModelOptions& m) {
   return model;
 }
 
+namespace {
+// A --dtype value other than "auto" (parse_dtype's spellings); the error lists auto too.
+DType parse_run_dtype(const std::string& d) {
+  try {
+    return parse_dtype(d, "--dtype");
+  } catch (const InputError&) {
+    throw InputError("--dtype: unknown dtype '" + printable(d) + "' (expected auto, bf16, fp16 or fp32)");
+  }
+}
+}  // namespace
+
+std::vector<DType> run_dtypes(const std::vector<std::string>& dtypes, const ModelConfig& model) {
+  std::vector<DType> out;
+  for (const std::string& d : dtypes) {
+    const DType t = d == "auto" ? model.dtype : parse_run_dtype(d);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
 void apply_kv_cache_dtype(ModelConfig& model, const ModelOptions& m) {
   model.kv_fp8 = parse_kv_cache_dtype(m.kv_cache_dtype, model.dtype);
 }
@@ -96,10 +116,14 @@ void require_positive_list(const std::vector<int>& v, const std::string& option,
 
 void validate_axes(const RunPlan& p) {
   // Unknown names first (a repeated option may also bring an unknown value: that is the error to name).
-  std::vector<std::string> model_names;  // each --model resolved once (a config.json is read and checked here)
-  for (const auto& m : p.models) model_names.push_back(find_model_preset(m).name);
+  std::vector<ModelConfig> models;  // each --model resolved once (a config.json is read and checked here)
+  std::vector<std::string> model_names;
+  for (const auto& m : p.models) model_names.push_back(models.emplace_back(find_model_preset(m)).name);
   for (const auto& m : p.modes) parse_mode(m);
-  for (const auto& d : p.dtypes) parse_kv_cache_dtype(p.model.kv_cache_dtype, parse_dtype(d, "--dtype"));
+  for (const auto& d : p.dtypes)
+    if (d != "auto") parse_run_dtype(d);
+  for (const ModelConfig& model : models)  // (--dtype auto: each model's own dtype against --kv-cache-dtype)
+    for (const DType d : run_dtypes(p.dtypes, model)) parse_kv_cache_dtype(p.model.kv_cache_dtype, d);
   reject_repeated(p.models, "--model");
   {  // two spellings of one model (a preset and a config.json of the same name, two folders named alike): their
      // case ids would be the same, and compare / report / --resume would take one for the other

@@ -41,6 +41,10 @@ ModelConfig resolve_model(const std::string& name, const ModelOptions& m);
 // "attnbench: note: ...: sliding_window N not applied ..." on stderr, once per model and process, for a config whose
 // window SGLang's class does not apply (ModelConfig::window_ignored); called once the model has passed validation.
 void note_unapplied_window(const ModelConfig& model);
+// The model dtypes a sweep runs `model` in, from --dtype's values in order: "auto" is the config's dtype as SGLang's
+// --dtype auto (its default) resolves it (ModelConfig::dtype: hf_config's read_dtype), any other value parse_dtype's;
+// a dtype two values resolve to runs once (auto,bf16 on a bf16 model: one dtype). InputError naming --dtype.
+std::vector<DType> run_dtypes(const std::vector<std::string>& dtypes, const ModelConfig& model);
 // Sets model.kv_fp8 from --kv-cache-dtype against model.dtype (after --dtype changed it); InputError naming
 // --kv-cache-dtype.
 void apply_kv_cache_dtype(ModelConfig& model, const ModelOptions& m);
@@ -60,7 +64,7 @@ struct RunPlan {
   std::vector<int> page_sizes = {64};
   std::vector<std::string> backends = {"all"};  // as given; resolve_backends() expands "all"
   std::vector<std::string> modes = {"decode"};
-  std::vector<std::string> dtypes = {"bf16"};
+  std::vector<std::string> dtypes = {"auto"};  // "auto": each model's config dtype (run_dtypes)
   std::vector<int> batches = {16};
   std::vector<int> kv_lens = {1024};      // decode / verify: cached tokens per request before the step
   std::vector<int> prefix_lens = {0};     // extend: cached prefix per request

@@ -147,6 +147,42 @@ TEST(ExpandCases, RejectsBadAxesNamingTheOption) {
   expect_bad(p, "--batch");
 }
 
+// --dtype auto (the default) runs each model in its config's dtype, as SGLang's --dtype auto: an fp16 config in fp16,
+// a bf16 preset in bf16; a dtype that auto and a named value both give runs once, in --dtype's order.
+TEST(ExpandCases, DtypeAutoIsEachModelsConfigDtype) {
+  test::TempDir d;
+  test::write_file(d.file("half.json"),
+                   R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 4,
+                       "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096,
+                       "torch_dtype": "float16"})");
+  RunPlan p;
+  EXPECT_EQ(p.dtypes, std::vector<std::string>{"auto"});
+  p.models = {"tiny", d.file("half.json")};
+  p.batches = {2};
+  p.kv_lens = {16};
+  p.backends = {"trtllm_mha"};
+  auto dtypes_of = [](const std::vector<Case>& cases) {
+    std::vector<std::string> out;
+    for (const Case& c : cases) out.push_back(c.model.name + ":" + std::string(dtype_name(c.model.dtype)));
+    return out;
+  };
+  EXPECT_EQ(dtypes_of(expand_cases(p)), (std::vector<std::string>{"tiny:bf16", "half:fp16"}));
+  p.dtypes = {"auto", "bf16"};
+  EXPECT_EQ(dtypes_of(expand_cases(p)), (std::vector<std::string>{"tiny:bf16", "half:fp16", "half:bf16"}));
+  p.dtypes = {"fp32", "auto"};
+  EXPECT_EQ(dtypes_of(expand_cases(p)),
+            (std::vector<std::string>{"tiny:fp32", "tiny:bf16", "half:fp32", "half:fp16"}));
+  p.dtypes = {"fp64"};
+  EXPECT_THROW(
+      try { expand_cases(p); } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--dtype: unknown dtype 'fp64' (expected auto, bf16, fp16 or fp32)"),
+                  std::string::npos)
+            << e.what();
+        throw;
+      },
+      InputError);
+}
+
 // Every id the expansion builds is one parse_case_id reads back (core/case_id.hpp: the results readers check
 // a row's columns against it), naming the case's mode, model, batch, page size, dtype, seed and sinks.
 TEST(ExpandCases, EveryIdReadsBackAsItsCase) {
