@@ -1421,8 +1421,7 @@ void resolve_tail_split(DecodeArgs& a) {
 }
 
 template <bool kBf16, int D, int kFp8 = 0>
-void run_mma(DecodeArgs a, cudaStream_t stream) {
-  resolve_tail_split<D, kFp8>(a);
+void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args: the tail split resolved)
   const std::int64_t grid = grid_ctas(a);
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
@@ -1525,6 +1524,48 @@ bool merges_in_kernel(const DecodeArgs& a, const AttentionParams& p) {
          a.num_chunks <= kMaxInKernelMergeChunks;
 }
 
+// Whether p takes the tensor-core kernels (run_mma): a bf16 / fp16 model with its own dtype's or an fp8 pool (q in
+// the model dtype, as XQA takes it), head_dim 64, 128 or 256, aligned pointers. Else the generic path, which
+// converts on load through cuda_fp8.h (an fp8 q: trtllm_mha outside XQA).
+bool takes_mma(const AttentionParams& p) {
+  const DType kvt = kv_load_dtype(p);
+  const bool fast_dtype = (p.dtype == DType::bf16 || p.dtype == DType::fp16) &&
+                          (kvt == p.dtype || fp8_kind(p) != 0) && q_load_dtype(p) == p.dtype;
+  const bool fast_shape = p.head_dim == 64 || p.head_dim == 128 || p.head_dim == 256;
+  const bool fast_align = aligned(p.k, 16) && aligned(p.v, 16) && aligned(p.o, 16) && aligned(p.q, 4);
+  return fast_dtype && fast_shape && fast_align;
+}
+
+// The host rules' one (head_dim, pool) dispatch: f.template operator()<D, kFp8>() with kFp8 1 for an fp8 pool (the
+// rules read only kFp8 != 0), 0 for a 16-bit one; `fallback` at a head_dim with no tensor-core kernel.
+template <class R, class F>
+R by_head_dim(const AttentionParams& p, R fallback, F&& f) {
+  const bool fp8 = fp8_kind(p) != 0;
+  switch (p.head_dim) {
+    case 64:
+      return fp8 ? f.template operator()<64, 1>() : f.template operator()<64, 0>();
+    case 128:
+      return fp8 ? f.template operator()<128, 1>() : f.template operator()<128, 0>();
+    case 256:
+      return fp8 ? f.template operator()<256, 1>() : f.template operator()<256, 0>();
+    default:
+      return fallback;
+  }
+}
+
+// The DecodeArgs a tensor-core launch of p passes, all but the workspace pointers: the merge's semaphores where it
+// merges in the kernel, kSplitKvTail resolved (resolve_tail_split). The launch and the host queries below share it,
+// so a query answers what the launch does.
+DecodeArgs launch_args(const AttentionParams& p) {
+  DecodeArgs a = make_args(p);
+  if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
+  a.tail = by_head_dim(p, false, [&]<int D, int kFp8>() {
+    resolve_tail_split<D, kFp8>(a);
+    return a.tail;
+  });
+  return a;
+}
+
 }  // namespace decode_detail
 
 bool attention_decode_merges_in_kernel(const AttentionParams& p) {
@@ -1532,43 +1573,14 @@ bool attention_decode_merges_in_kernel(const AttentionParams& p) {
 }
 
 bool attention_decode_tail_split(const AttentionParams& p) {
-  using namespace decode_detail;
-  DecodeArgs a = make_args(p);
-  if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
-  const int fp8 = fp8_kind(p);
-  switch (p.head_dim) {
-    case 64:
-      fp8 ? resolve_tail_split<64, 1>(a) : resolve_tail_split<64, 0>(a);
-      break;
-    case 128:
-      fp8 ? resolve_tail_split<128, 1>(a) : resolve_tail_split<128, 0>(a);
-      break;
-    case 256:
-      fp8 ? resolve_tail_split<256, 1>(a) : resolve_tail_split<256, 0>(a);
-      break;
-    default:
-      a.tail = false;
-  }
-  return a.tail;
+  return decode_detail::takes_mma(p) && decode_detail::launch_args(p).tail;
 }
 
 int attention_decode_cta_warps(const AttentionParams& p) {
   using namespace decode_detail;
-  const DecodeArgs a = make_args(p);
-  const int fp8 = fp8_kind(p);
+  const DecodeArgs a = launch_args(p);
   if (a.group * a.max_q_len > 8) return kWarps;
-  const std::int64_t g = rule_grid(a);
-  const int c = rule_chunks(a);
-  switch (p.head_dim) {
-    case 64:
-      return fp8 ? small_m_warps<64, 1>(g, c) : small_m_warps<64, 0>(g, c);
-    case 128:
-      return fp8 ? small_m_warps<128, 1>(g, c) : small_m_warps<128, 0>(g, c);
-    case 256:
-      return fp8 ? small_m_warps<256, 1>(g, c) : small_m_warps<256, 0>(g, c);
-    default:
-      return kWarps;
-  }
+  return by_head_dim(p, kWarps, [&]<int D, int kFp8>() { return small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)); });
 }
 
 void launch_attention_decode_generic(const AttentionParams& p, void* stream) {
@@ -1589,18 +1601,10 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
   check_params(p);
   if (p.batch_size == 0 || p.total_q == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
-  DecodeArgs a = make_args(p);
+  DecodeArgs a = launch_args(p);
 
-  // The one place where runtime (dtype, head_dim) becomes a compiled kernel.
-  // An fp8 pool takes the tensor-core kernel's fp8 variant (q in the model dtype, as XQA takes it); an fp8 q
-  // (trtllm_mha outside XQA) takes the generic path, which converts on load through cuda_fp8.h.
-  const DType kvt = kv_load_dtype(p);
-  const int fp8 = fp8_kind(p);
-  const bool fast_dtype = (p.dtype == DType::bf16 || p.dtype == DType::fp16) && (kvt == p.dtype || fp8 != 0) &&
-                          q_load_dtype(p) == p.dtype;
-  const bool fast_shape = p.head_dim == 64 || p.head_dim == 128 || p.head_dim == 256;
-  const bool fast_align = aligned(p.k, 16) && aligned(p.v, 16) && aligned(p.o, 16) && aligned(p.q, 4);
-  if (fast_dtype && fast_shape && fast_align) {
+  // The one place where runtime (dtype, head_dim) becomes a compiled kernel (takes_mma says which path).
+  if (takes_mma(p)) {
     if (a.split) {
       const std::int64_t need = split_kv_workspace_bytes(p.total_q, p.max_num_chunks, p.num_qo_heads, p.head_dim);
       if (p.workspace == nullptr || p.workspace_bytes < need || !aligned(p.workspace, 16))
@@ -1609,8 +1613,8 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
                          std::to_string(p.workspace_bytes) + " B");
       a.part_o = static_cast<float*>(p.workspace);
       a.part_lse = a.part_o + static_cast<std::int64_t>(p.total_q) * p.max_num_chunks * p.num_qo_heads * p.head_dim;
-      if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
     }
+    const int fp8 = fp8_kind(p);
     const bool bf = p.dtype == DType::bf16;
     switch (p.head_dim) {
       case 64:
@@ -1624,8 +1628,9 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
     }
   }
   if (p.head_dim <= kGenericMaxHeadDim) {
-    a.split = false;
+    a.split = a.tail = false;
     a.num_chunks = 1;
+    a.semaphores = nullptr;
     return run_generic(a, p.dtype, p.head_dim, s);
   }
   throw Unsupported("attention_decode: no kernel for dtype " + std::string(dtype_name(p.dtype)) + " with head_dim " +
