@@ -5,6 +5,8 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -13,6 +15,12 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+
+namespace attnbench {
+// configs/hf-class-defaults.json as embedded at build time (CMakeLists.txt).
+extern const char* const kHfClassDefaultsText;
+extern const std::size_t kHfClassDefaultsSize;
+}  // namespace attnbench
 
 namespace attnbench {
 
@@ -48,8 +56,18 @@ class ConfigReader {
   ConfigReader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw InputError("--model " + source_ + ": " + key + ": " + what);
+    std::string msg = "--model " + source_ + ": " + key + ": " + what;
+    if (const std::string n = note(key); !n.empty()) msg += " [" + n + "]";
+    throw InputError(msg);
   }
+
+  // Where a value came from when the file did not write it (transformers' class defaults, apply_class_defaults),
+  // by key as errors name it ("text_config.num_key_value_heads"; "layer_types[3]" finds "layer_types"); "" if written.
+  std::string note(const std::string& key) const {
+    auto it = notes_.find(key.substr(0, key.find('[')));
+    return it == notes_.end() ? "" : it->second;
+  }
+  void set_notes(std::map<std::string, std::string> notes) { notes_ = std::move(notes); }
 
   // The value of `key` in `obj` (named `prefix + key` in errors), or nullptr when absent or null.
   static const json* find(const json& obj, const std::string& key) {
@@ -119,6 +137,7 @@ class ConfigReader {
 
  private:
   std::string source_;
+  std::map<std::string, std::string> notes_;
 };
 
 // architectures[0]: a Python class name.
@@ -200,8 +219,8 @@ int read_context_len(const ConfigReader& r, const json& tc, const std::string& t
     return std::max(1, static_cast<int>(len));
   }
   // SGLang falls back to 2048 only when the config object has none of the keys; transformers' config classes
-  // fill max_position_embeddings with their own default first (Gemma3TextConfig: 131072), which attnbench, reading
-  // only what is written, cannot know: refused rather than guessed.
+  // fill max_position_embeddings with their own default first (Gemma3TextConfig: 131072; apply_class_defaults does
+  // for the model types it knows). For any other model_type the default is unknown: refused rather than guessed.
   r.fail(tp + "max_position_embeddings",
          "missing (required: none of max_sequence_length, seq_length, max_seq_len, model_max_length or "
          "max_position_embeddings is written, and transformers would fill in its class default)");
@@ -342,7 +361,12 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
         r.fail(key, "unsupported layer type '" + printable(s) + "' (expected sliding_attention or full_attention)");
     }
     const bool any = std::find(from_types.begin(), from_types.end(), true) != from_types.end();
-    if (any && !window) r.fail(tp + "sliding_window", "missing, but layer_types has sliding_attention layers");
+    if (any && !window) {
+      const std::string derived = r.note(tp + "layer_types");
+      r.fail(tp + "sliding_window", std::string(tc.contains("sliding_window") ? "null" : "missing") +
+                                        ", but layer_types has sliding_attention layers" +
+                                        (derived.empty() ? "" : " (layer_types " + derived + ")"));
+    }
   }
   if (use && *use) {
     if (!max_window_layers) r.fail(tp + "max_window_layers", "missing (required with use_sliding_window true)");
@@ -396,8 +420,8 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
              arch == "Cohere2ForCausalLM") {
     // gemma3_causal.py L185, gpt_oss.py L452 and commandr.py L206-210 window the layers config.layer_types names,
     // which transformers fills in when the file has none (Gemma-3 and Cohere2 from sliding_window_pattern, defaults
-    // 6 and 4; GPT-OSS alternating). attnbench reads only what is written: without either key the window is
-    // refused, not guessed.
+    // 6 and 4; GPT-OSS alternating): apply_class_defaults derives it for those model types. With no model_type and
+    // neither key the window is refused, not guessed.
     if (!types && !pattern)
       r.fail(tp + "layer_types", "missing (required with a sliding_window on " + arch +
                                      ": SGLang windows the layers config.layer_types names, which transformers "
@@ -436,9 +460,10 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
 //     class runs its language model through it): self.scaling = config.query_pre_attn_scalar**-0.5;
 //     RadixAttention(..., logit_cap=0.0, ...): a Gemma-3 config's attn_logit_softcapping (null in the published
 //     files) is not read.
-// SGLang reads the transformers config object, which fills an absent key with its class default; attnbench reads
-// only what is written, so an absent query_pre_attn_scalar on these architectures is refused rather than guessed,
-// and Gemma-2's attn_logit_softcapping must be written (null: no cap, as RadixAttention takes None).
+// SGLang reads the transformers config object, which fills an absent key with its class default; so does
+// apply_class_defaults for the file's model_type (Gemma2Config: 256 and 50.0; Gemma3TextConfig: 256). A config with no
+// model_type (no class, no defaults) must write query_pre_attn_scalar, and on Gemma-2 attn_logit_softcapping (null:
+// no cap, as RadixAttention takes None).
 void read_gemma_scale_and_cap(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
   const bool gemma2 = m.architecture == "Gemma2ForCausalLM";
   const bool gemma3 = m.architecture == "Gemma3ForCausalLM" || m.architecture == "Gemma3ForConditionalGeneration";
@@ -458,7 +483,9 @@ void read_gemma_scale_and_cap(const ConfigReader& r, const json& tc, const std::
 // config.attention_multiplier) and GraniteMoeForCausalLM (models/granitemoe.py: attention_multiplier=
 // config.attention_multiplier, head_dim**-1 only when None) hand RadixAttention the config's attention_multiplier,
 // not head_dim**-0.5 (Granite-3 8B: 1/128 against 128**-0.5 = 0.088). Written in every published Granite config;
-// absent, it is refused rather than guessed (transformers' class default would be used).
+// absent, GraniteConfig / GraniteMoeConfig fill 1.0 (configuration_granite.py L86, configuration_granitemoe.py L70),
+// which granite.py L161 hands RadixAttention as it is: so SGLang serves scale 1.0, and apply_class_defaults fills
+// it. Still refused with no model_type (no class to take a default from), and null (GraniteConfig refuses None).
 void read_granite_scale(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
   if (m.architecture != "GraniteForCausalLM" && m.architecture != "GraniteMoeForCausalLM") return;
   m.attention_multiplier = r.required_positive_number(
@@ -505,6 +532,76 @@ void read_grok_cap(const ConfigReader& r, const json& tc, const std::string& tp,
   m.attn_logit_cap = static_cast<float>(cap);
 }
 
+// The model_type whose class defaults the attention object takes ("" for none), as transformers picks the class:
+// with a text_config, a multimodal class's own text class (Gemma3Config L222-223 always builds a Gemma3TextConfig;
+// "fixed" in the table), else text_config's own model_type, else the one the top-level class defaults it to
+// (Mistral3Config L83: "mistral"); without one, the top-level model_type (a multimodal class's text class when the
+// file is flat: Qwen2VLConfig L179-184 builds its text config from the top-level keys).
+std::string class_model_type(const HfClassDefaults& d, const std::string& root_type, const std::string& text_type,
+                             bool has_text_config) {
+  const json& types = d.model_types;
+  std::string mt = has_text_config ? text_type : root_type;
+  if (const auto it = types.find(root_type); it != types.end() && it->contains("text_config")) {
+    const json& sub = (*it)["text_config"];
+    if (!has_text_config || sub["fixed"].get<bool>() || text_type.empty()) mt = sub["model_type"].get<std::string>();
+  }
+  const auto it = types.find(mt);
+  if (mt.empty() || it == types.end() || it->contains("text_config")) return "";
+  return mt;
+}
+
+// Fills `tc` (a copy of the attention object) with the class defaults of model_type `mt` beneath what it writes, as
+// transformers' class does; records each filled key in `notes` (for error messages).
+void apply_class_defaults(const ConfigReader& r, const HfClassDefaults& d, const std::string& mt, json& tc,
+                          const std::string& tp, std::map<std::string, std::string>& notes) {
+  const json& e = d.model_types[mt];
+  const std::string cls = e["class"].get<std::string>();
+  const std::string from = "transformers 5.19's " + cls + " (model_type " + mt + ", " + d.source + ")";
+  if (const auto nn = e.find("typed_not_null"); nn != e.end())
+    for (const json& k : *nn) {
+      const std::string key = k.get<std::string>();
+      if (const auto v = tc.find(key); v != tc.end() && v->is_null()) {
+        const auto def = e["defaults"].find(key);
+        r.fail(tp + key, "null, which " + from + " refuses (it types " + key + " without None), so SGLang could not "
+                         "load this file; leave the key out for the class default" +
+                             (def != e["defaults"].end() ? " " + shown(*def) : std::string()));
+      }
+    }
+  if (const auto defs = e.find("defaults"); defs != e.end())
+    for (auto it = defs->begin(); it != defs->end(); ++it)
+      if (!tc.contains(it.key()) && !it->is_null()) {  // a None default is what attnbench's absent key means already
+        tc[it.key()] = *it;
+        notes[tp + it.key()] = "not written: " + shown(*it) + ", the class default of " + from;
+      }
+  const auto rule = e.find("layer_types_from_pattern");
+  if (rule == e.end() || (tc.contains("layer_types") && !tc["layer_types"].is_null())) return;
+  long long period = (*rule)["default"].get<long long>();
+  std::string how = std::string("the class's fixed period ") + std::to_string(period);
+  if (const auto key = rule->find("key"); key != rule->end()) {
+    const std::string k = key->get<std::string>();
+    how = k + " " + std::to_string(period) + " (the class default)";
+    if (const auto v = tc.find(k); v != tc.end()) {
+      if (v->is_null())
+        r.fail(tp + k, "null, and layer_types is not written: " + from + " derives layer_types from " + k +
+                           " ((i + 1) % None raises), so SGLang could not load this file; leave it out for the "
+                           "class default " + std::to_string(period));
+      if (!v->is_number_integer() || v->get<long long>() < 1) return;  // read_windows names what is wrong with it
+      period = v->get<long long>();
+      how = k + " " + std::to_string(period);
+    }
+  }
+  const auto layers = tc.find("num_hidden_layers");
+  if (layers == tc.end() || !layers->is_number_integer() || layers->get<long long>() < 1 ||
+      layers->get<long long>() > 1024)
+    return;  // read as num_hidden_layers, which names what is wrong
+  json types = json::array();
+  for (long long i = 0; i < layers->get<long long>(); ++i)
+    types.push_back((i + 1) % period != 0 ? "sliding_attention" : "full_attention");
+  tc["layer_types"] = std::move(types);
+  notes[tp + "layer_types"] = "not written: derived as " + from + " derives it, every layer full attention whose "
+                              "index + 1 is a multiple of " + how;
+}
+
 // "attnbench": {"name": ..., "tp_size": ...}: attnbench's own key (SGLang ignores it as unknown).
 void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m) {
   const json* a = ConfigReader::find(root, "attnbench");
@@ -526,6 +623,95 @@ void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m)
 }  // namespace
 
 
+HfClassDefaults parse_hf_class_defaults(std::string_view text, const std::string& source) {
+  const auto bad = [&](const std::string& key, const std::string& what) -> void {
+    throw InputError(source + ": " + key + ": " + what + " (transformers' class defaults for --model config.json files)");
+  };
+  json root;
+  check_json_nesting(text, kMaxJsonNesting, source);
+  try {
+    root = json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(source + ": not valid JSON (" + printable(e.what()) +
+                     ") (transformers' class defaults for --model config.json files)");
+  }
+  if (!root.is_object() || !root.contains("model_types") || !root["model_types"].is_object())
+    bad("model_types", "missing or not an object");
+  HfClassDefaults d;
+  d.source = source;
+  for (auto it = root["model_types"].begin(); it != root["model_types"].end(); ++it) {
+    if (it.key().rfind('_', 0) == 0) continue;  // a comment
+    const std::string at = "model_types." + printable(it.key());
+    const json& e = *it;
+    if (!e.is_object()) bad(at, "must be an object");
+    if (!e.contains("_source") || !e["_source"].is_string() || e["_source"].get<std::string>().empty())
+      bad(at + "._source", "missing (each entry cites the transformers file and line it was read from)");
+    if (!e.contains("class") || !e["class"].is_string()) bad(at + ".class", "missing or not a string");
+    for (auto k = e.begin(); k != e.end(); ++k)
+      if (k.key().rfind('_', 0) != 0 && k.key() != "class" && k.key() != "defaults" && k.key() != "typed_not_null" &&
+          k.key() != "layer_types_from_pattern" && k.key() != "text_config")
+        bad(at + "." + printable(k.key()),
+            "unknown key (known: class, defaults, typed_not_null, layer_types_from_pattern, text_config)");
+    if (const auto defs = e.find("defaults"); defs != e.end()) {
+      if (!defs->is_object()) bad(at + ".defaults", "must be an object");
+      for (auto k = defs->begin(); k != defs->end(); ++k)
+        if (k->is_object() || k->is_array() || k->is_string())
+          bad(at + ".defaults." + printable(k.key()), "must be a number, true / false or null (got " + shown(*k) + ")");
+    }
+    if (const auto nn = e.find("typed_not_null"); nn != e.end())
+      if (!nn->is_array() || !std::all_of(nn->begin(), nn->end(), [](const json& k) { return k.is_string(); }))
+        bad(at + ".typed_not_null", "must be a list of key names");
+    if (const auto rule = e.find("layer_types_from_pattern"); rule != e.end()) {
+      if (!rule->is_object() || !rule->contains("default") || !(*rule)["default"].is_number_integer() ||
+          (*rule)["default"].get<long long>() < 1)
+        bad(at + ".layer_types_from_pattern", "must be an object with a positive integer default");
+      if (rule->contains("key") && !(*rule)["key"].is_string()) bad(at + ".layer_types_from_pattern.key", "must be a string");
+    }
+    if (const auto sub = e.find("text_config"); sub != e.end()) {
+      if (!sub->is_object() || !sub->contains("model_type") || !(*sub)["model_type"].is_string() ||
+          !sub->contains("fixed") || !(*sub)["fixed"].is_boolean())
+        bad(at + ".text_config", "must be an object with model_type (a string) and fixed (true / false)");
+      if (e.contains("defaults")) bad(at, "has both text_config and defaults (a multimodal class names its text class)");
+    }
+  }
+  for (auto it = root["model_types"].begin(); it != root["model_types"].end(); ++it)
+    if (it.key().rfind('_', 0) != 0 && it->contains("text_config")) {
+      const std::string sub = (*it)["text_config"]["model_type"].get<std::string>();
+      const auto target = root["model_types"].find(sub);
+      if (target == root["model_types"].end() || target->contains("text_config"))
+        bad("model_types." + printable(it.key()) + ".text_config.model_type",
+            "'" + printable(sub) + "' is no entry with defaults in this file");
+    }
+  d.model_types = std::move(root["model_types"]);
+  return d;
+}
+
+HfClassDefaults read_hf_class_defaults(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError("class defaults " + printable(path) +
+                     ": no such file (transformers' class defaults for --model config.json files)");
+  return parse_hf_class_defaults(
+      read_input_file(path, "class defaults", static_cast<std::int64_t>(kMaxHfConfigBytes)), printable(path));
+}
+
+const HfClassDefaults& hf_class_defaults() {
+  static std::mutex mu;
+  static std::optional<HfClassDefaults> cached;
+  static std::string cached_for;
+  const std::lock_guard<std::mutex> lock(mu);
+  const char* env = std::getenv("ATTNBENCH_HF_CLASS_DEFAULTS");
+  const std::string from = env && *env ? env : "";
+  if (!cached || cached_for != from) {
+    cached.reset();
+    cached = from.empty() ? parse_hf_class_defaults(std::string_view(kHfClassDefaultsText, kHfClassDefaultsSize),
+                                                    "configs/hf-class-defaults.json (built in)")
+                          : read_hf_class_defaults(from);
+    cached_for = from;
+  }
+  return *cached;
+}
+
 std::string model_name_from_path(const std::string& path) {
   const std::filesystem::path p(path);
   std::string name = p.stem().string();
@@ -541,7 +727,12 @@ std::string model_name_from_path(const std::string& path) {
 }
 
 ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name) {
-  const ConfigReader r(source);
+  return parse_hf_config(text, source, default_name, hf_class_defaults());
+}
+
+ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name,
+                            const HfClassDefaults& defaults) {
+  ConfigReader r(source);
   json root;
   // A key given twice in one object: nlohmann keeps the last silently, Python's json.load too, so the file
   // means whatever the last reader decides. Refused, naming the key.
@@ -574,18 +765,26 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   // A multimodal config keeps the language model's keys in text_config (SGLang's hf_text_config).
   const json* text_config = ConfigReader::find(root, "text_config");
   if (text_config && !text_config->is_object()) r.fail("text_config", "must be an object (got " + shown(*text_config) + ")");
-  const json& tc = text_config ? *text_config : root;
+  const json& tc_file = text_config ? *text_config : root;
   const std::string tp = text_config ? "text_config." : "";
 
   ModelConfig m;
   m.name = default_name;
-  m.architecture = read_architecture(r, root, tc, tp);
+  m.architecture = read_architecture(r, root, tc_file, tp);
   std::string model_type, root_model_type, text_model_type;
   if (auto t = r.string(root, "", "model_type")) root_model_type = *t;
   if (text_config != nullptr)
-    if (auto t2 = r.string(tc, tp, "model_type")) text_model_type = *t2;
+    if (auto t2 = r.string(tc_file, tp, "model_type")) text_model_type = *t2;
   // The model_type SGLang's dtype rule reads: the text config's (hf_text_config.model_type), else the top level's.
   model_type = !text_model_type.empty() ? text_model_type : root_model_type;
+  // What transformers' config class makes of the attention object: its class defaults beneath what the file writes.
+  json tc_merged = tc_file;
+  std::map<std::string, std::string> from_defaults;
+  if (const std::string cls = class_model_type(defaults, root_model_type, text_model_type, text_config != nullptr);
+      !cls.empty())
+    apply_class_defaults(r, defaults, cls, tc_merged, tp, from_defaults);
+  r.set_notes(std::move(from_defaults));
+  const json& tc = tc_merged;
 
   // Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2: kv_lora_rank) caches one compressed latent per
   // token, not K and V per head; SGLang runs it on its MLA backends, which attnbench does not model. Read as

@@ -1,5 +1,16 @@
 // A model from a Hugging Face config.json: only the attention shapes, no weights. Reads the keys SGLang's
-// model config reads and ignores every other key, as SGLang does:
+// model config reads and ignores every other key, as SGLang does. SGLang loads the file through transformers
+// (5.19, its pin), whose config classes fill a key the file does not write with the class default: so does
+// attnbench, beneath what the file writes, for the model types listed in configs/hf-class-defaults.json (data, with
+// each default's transformers file and line; embedded at build time): gemma, gemma2, gemma3 (its text_config as
+// gemma3_text), gemma3_text, cohere2, gpt_oss, llama, mistral, mistral3 (text_config as its model_type, else
+// mistral), mixtral, phi3, phimoe, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen2_vl / qwen2_5_vl / qwen3_vl (their
+// *_text classes), glm4, ernie4_5, hunyuan_v1_dense, arcee, apertus, starcoder2, granite, granitemoe. The class is
+// the attention object's model_type (a multimodal class's text_config class, else text_config's own model_type);
+// no model_type, no defaults. An absent key takes the default; one written null stays null (refused where the class
+// types the key without None, as transformers refuses it); layer_types, absent or null, is derived as the class's
+// __post_init__ derives it (Gemma-3: every sliding_window_pattern-th layer full, default 6). Then, over the merged
+// object (the defaults named in errors where they matter):
 //   architectures[0]                     -> architecture (SGLang's per-architecture rules key on it)
 //   num_hidden_layers, num_attention_heads, num_key_value_heads (default: num_attention_heads)
 //   head_dim (default: hidden_size / num_attention_heads), max_position_embeddings -> context_len
@@ -32,6 +43,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/model_config.hpp"
 
 namespace attnbench {
@@ -45,9 +58,25 @@ ModelConfig read_hf_config(const std::string& path);
 // The file read_hf_config reads for `given`: a folder's config.json, else `given` itself (nothing checked).
 std::string hf_config_path(const std::string& given);
 
+// transformers' class defaults (configs/hf-class-defaults.json, validated): model_type -> its entry.
+struct HfClassDefaults {
+  std::string source;       // the file, for messages: "configs/hf-class-defaults.json"
+  nlohmann::json model_types;  // as the file's "model_types", checked by parse_hf_class_defaults
+};
+// Parses and checks the text of a defaults file; throws InputError "<source>: <key>: <what>" when malformed.
+HfClassDefaults parse_hf_class_defaults(std::string_view text, const std::string& source);
+// Reads and parses the defaults file at `path`; a missing or unreadable file is an InputError naming it.
+HfClassDefaults read_hf_class_defaults(const std::string& path);
+// The table parse_hf_config uses: the file named by $ATTNBENCH_HF_CLASS_DEFAULTS when set (and not empty), else the
+// configs/hf-class-defaults.json embedded at build time. Parsed once; a malformed table throws at every call.
+const HfClassDefaults& hf_class_defaults();
+
 // Parses the text of a config.json. `source` names it in errors ("--model <source>: <key>: <what>");
-// `default_name` is the model's name when the text has no attnbench.name.
+// `default_name` is the model's name when the text has no attnbench.name. The class defaults: hf_class_defaults(),
+// or `defaults` given.
 ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name);
+ModelConfig parse_hf_config(std::string_view text, const std::string& source, const std::string& default_name,
+                            const HfClassDefaults& defaults);
 
 // The name of a config file's model without attnbench.name: the parent folder's name for ".../config.json"
 // (tests/data/qwen3-32b/config.json -> "qwen3-32b"), else the file's stem (mistral-7b.json -> "mistral-7b").

@@ -309,7 +309,7 @@ TEST(HfConfig, DefaultsDtypesTextConfigAndTheAttnbenchKey) {
   EXPECT_EQ(parse(R"({"architectures": ["X"], "num_hidden_layers": 1, "num_attention_heads": 1, "head_dim": 64,
                       "max_position_embeddings": 8})").dtype, DType::fp16);
   EXPECT_EQ(parse(R"({"architectures": ["X"], "model_type": "gemma3", "num_hidden_layers": 1, "num_attention_heads": 1,
-                      "head_dim": 64, "max_position_embeddings": 8, "torch_dtype": "float32"})").dtype, DType::bf16);
+                      "num_key_value_heads": 1, "head_dim": 64, "sliding_window_pattern": 1, "max_position_embeddings": 8, "torch_dtype": "float32"})").dtype, DType::bf16);
   // A multimodal config: attention keys in text_config, dtype at the top.
   const ModelConfig mm = parse(R"({"architectures": ["Gemma3ForConditionalGeneration"], "torch_dtype": "float16",
       "num_hidden_layers": 99, "text_config": {"num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4,
@@ -753,14 +753,18 @@ TEST(HfConfig, GemmaScaleAndLogitCap) {
             "--model m.json: attn_logit_softcapping" + notnum + "[50])");
   EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256, "attn_logit_softcapping": 1e-300)")),
             "--model m.json: attn_logit_softcapping" + num + "1e-300)");
-  // Absent (or a null scalar): refused rather than guessed (transformers would fill in its class default).
-  EXPECT_EQ(parse_error(config(g2_base + R"("attn_logit_softcapping": 50)")),
+  // Absent without a model_type (no transformers class, so no class default): refused rather than guessed; with
+  // one, the class default (HfClassDefaults tests); a null scalar, which transformers' Gemma classes refuse: refused.
+  const std::string g2_bare = R"("architectures": ["Gemma2ForCausalLM"], )";
+  EXPECT_EQ(parse_error(config(g2_bare + R"("attn_logit_softcapping": 50)")),
             "--model m.json: query_pre_attn_scalar: missing (required for Gemma2ForCausalLM: SGLang scales its "
             "attention by query_pre_attn_scalar**-0.5)");
-  EXPECT_EQ(parse_error(config(g3_base + R"("query_pre_attn_scalar": null)")),
+  EXPECT_TRUE(test::has(parse_error(config(g3_base + R"("query_pre_attn_scalar": null)")),
+                        "--model m.json: query_pre_attn_scalar: null, which transformers 5.19's Gemma3TextConfig"));
+  EXPECT_EQ(parse_error(config(R"("architectures": ["Gemma3ForCausalLM"], "query_pre_attn_scalar": null)")),
             "--model m.json: query_pre_attn_scalar: null (required for Gemma3ForCausalLM: SGLang scales its "
             "attention by query_pre_attn_scalar**-0.5)");
-  EXPECT_EQ(parse_error(config(g2_base + R"("query_pre_attn_scalar": 256)")),
+  EXPECT_EQ(parse_error(config(g2_bare + R"("query_pre_attn_scalar": 256)")),
             "--model m.json: attn_logit_softcapping: missing (required for Gemma2ForCausalLM: SGLang passes it as "
             "the attention logit cap; write null for none)");
   // Under text_config, the key is named with its prefix.
@@ -829,7 +833,8 @@ TEST(HfConfig, DtypeAsSglangReadsItTextConfigFirstDtypeOverTorchDtypeGptOssMxfp4
   EXPECT_EQ(parse(config(R"("torch_dtype": "bfloat16", "dtype": "float16")")).dtype, DType::fp16);
   EXPECT_EQ(parse(config(R"("dtype": "bfloat16", "torch_dtype": "float16")")).dtype, DType::bf16);
   EXPECT_EQ(parse(config(R"("dtype": null, "torch_dtype": "float16")")).dtype, DType::fp16) << "null: not written";
-  const std::string text = R"("num_hidden_layers": 2, "num_attention_heads": 4, "head_dim": 64, "max_position_embeddings": 64)";
+  const std::string text = R"("num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 64, "max_position_embeddings": 64,
+                                 "sliding_window_pattern": 1)";
   // text_config's dtype wins over the top level's; the top level's is the fallback.
   EXPECT_EQ(parse(R"({"architectures": ["X"], "torch_dtype": "bfloat16", "text_config": {)" + text +
                   R"(, "torch_dtype": "float16"}})").dtype, DType::fp16);
@@ -896,6 +901,165 @@ TEST(HfConfig, BadFilesExitTwoThroughTheBinary) {
     EXPECT_EQ(r.exit_code, 2) << cmd << r.err;
     EXPECT_NE(r.err.find("--model " + d.file("bad.json") + ": torch_dtype: unknown dtype 'int4'"), std::string::npos) << r.err;
   }
+}
+
+// transformers 5.19's class defaults (configs/hf-class-defaults.json): an absent key takes the class default of the
+// object's model_type, as SGLang sees it through transformers' AutoConfig. Each expectation below was checked by
+// loading the same text with transformers 5.19 (AutoConfig.from_pretrained(...).get_text_config()).
+
+// The per-layer windows of a Gemma-3 with sliding_window 1024 and the class's sliding_window_pattern 6: SGLang's
+// layer.sliding_window_size 1023 on the sliding layers, -1 on layers 5, 11, 17, ... (index + 1 a multiple of 6).
+std::vector<int> gemma3_windows(int layers) {
+  std::vector<int> w;
+  for (int l = 0; l < layers; ++l) w.push_back((l + 1) % 6 == 0 ? -1 : 1023);
+  return w;
+}
+
+TEST(HfClassDefaults, PublishedGemma3_4bItTakesGemma3TextConfigDefaults) {
+  // google/gemma-3-4b-it as published: text_config writes no heads, head_dim, context, scale or pattern.
+  const ModelConfig m = read_hf_config(kData + "gemma-3-4b-it");
+  EXPECT_EQ(m.name, "gemma-3-4b-it");
+  EXPECT_EQ(m.architecture, "Gemma3ForConditionalGeneration");
+  EXPECT_EQ(m.num_attention_heads, 8);   // Gemma3TextConfig L81
+  EXPECT_EQ(m.num_key_value_heads, 4);   // L82
+  EXPECT_EQ(m.head_dim, 256);            // L83 (not 2560 / 8 = 320)
+  EXPECT_EQ(m.num_layers, 34);           // written
+  EXPECT_EQ(m.context_len, 131072);      // L85; rope factor 8 keyed by layer type, not multiplied
+  EXPECT_EQ(m.sliding_window, 1024);     // written
+  EXPECT_EQ(windows(m, 34), gemma3_windows(34));  // sliding_window_pattern 6, L109-115
+  EXPECT_DOUBLE_EQ(m.query_pre_attn_scalar, 256.0);  // L96
+  EXPECT_FLOAT_EQ(m.sm_scale(), 1.0f / 16.0f);
+  EXPECT_EQ(m.attn_logit_cap, 0.0f);
+  EXPECT_EQ(m.dtype, DType::bf16);
+}
+
+TEST(HfClassDefaults, PublishedGemma3_12bItHeadDimIsTheClassDefaultNotHiddenOverHeads) {
+  // google/gemma-3-12b-it as published: heads 16 / 8, no head_dim: 256 (Gemma3TextConfig L83), not 3840 / 16 = 240.
+  const ModelConfig m = read_hf_config(kData + "gemma-3-12b-it-published");
+  EXPECT_EQ(m.num_attention_heads, 16);
+  EXPECT_EQ(m.num_key_value_heads, 8);
+  EXPECT_EQ(m.head_dim, 256);
+  EXPECT_EQ(m.num_layers, 48);
+  EXPECT_EQ(m.context_len, 131072);
+  EXPECT_EQ(m.sliding_window, 1024);
+  EXPECT_EQ(windows(m, 48), gemma3_windows(48));
+  EXPECT_DOUBLE_EQ(m.query_pre_attn_scalar, 256.0);
+  EXPECT_FLOAT_EQ(m.sm_scale(), 1.0f / 16.0f);
+  // The same shapes as the fixture that writes the defaults out.
+  const ModelConfig written = read_hf_config(kData + "gemma-3-12b-it.json");
+  EXPECT_EQ(written.head_dim, m.head_dim);
+  EXPECT_EQ(written.context_len, m.context_len);
+  EXPECT_EQ(windows(written, 48), windows(m, 48));
+}
+
+const char* kGemma3Text = R"({"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 1152,
+  "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1, "sliding_window": 512)";
+const char* kGemma2 = R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584,
+  "num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8)";
+
+TEST(HfClassDefaults, AKeyWrittenNullStaysNull) {
+  // Gemma2Config's attn_logit_softcapping: absent -> the class default 50.0 (L91); null -> None: no cap.
+  const ModelConfig absent = parse(std::string(kGemma2) + "}");
+  EXPECT_FLOAT_EQ(absent.attn_logit_cap, 50.0f);
+  EXPECT_EQ(absent.sliding_window, 4096);  // L88, on the even layers (gemma2.py)
+  EXPECT_EQ(absent.head_dim, 256);         // L74, not 3584 / 16 = 224
+  EXPECT_EQ(absent.context_len, 8192);     // L76
+  EXPECT_DOUBLE_EQ(absent.query_pre_attn_scalar, 256.0);  // L87
+  const ModelConfig null_cap = parse(std::string(kGemma2) + R"(, "attn_logit_softcapping": null})");
+  EXPECT_EQ(null_cap.attn_logit_cap, 0.0f);
+  // Gemma3TextConfig's sliding_window null stays None, so the sliding layers the class derives have no window: SGLang's
+  // get_attention_sliding_window_size (None - 1) fails; refused, naming the derived layer_types.
+  const std::string e = parse_error(R"({"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+      "num_hidden_layers": 6, "sliding_window": null})");
+  EXPECT_TRUE(test::has(e, "sliding_window: null, but layer_types has sliding_attention layers (layer_types not written: "
+                     "derived as transformers 5.19's Gemma3TextConfig")) << e;
+  // A null where the class types the key without None: transformers refuses it, so does attnbench, naming the class.
+  const std::string kv = parse_error(R"({"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+      "num_hidden_layers": 2, "num_key_value_heads": null})");
+  EXPECT_TRUE(test::has(kv, "num_key_value_heads: null, which transformers 5.19's Gemma3TextConfig (model_type gemma3_text")) << kv;
+  EXPECT_TRUE(test::has(kv, "leave the key out for the class default 4")) << kv;
+  // Where the class types it with None (LlamaConfig's num_key_value_heads), null is None: num_attention_heads (L89-90).
+  const ModelConfig llama = parse(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
+      "num_hidden_layers": 2, "num_attention_heads": 16, "num_key_value_heads": null})");
+  EXPECT_EQ(llama.num_key_value_heads, 16);
+  EXPECT_EQ(llama.head_dim, 128);
+  EXPECT_EQ(llama.context_len, 2048);  // LlamaConfig L71
+}
+
+TEST(HfClassDefaults, AWrittenKeyBeatsTheClassDefault) {
+  const ModelConfig m = parse(std::string(kGemma3Text) +
+                              R"(, "head_dim": 72, "query_pre_attn_scalar": 144, "max_position_embeddings": 32768,
+                                 "sliding_window_pattern": 3})");
+  EXPECT_EQ(m.num_attention_heads, 4);
+  EXPECT_EQ(m.num_key_value_heads, 1);
+  EXPECT_EQ(m.head_dim, 72);
+  EXPECT_EQ(m.context_len, 32768);
+  EXPECT_DOUBLE_EQ(m.query_pre_attn_scalar, 144.0);
+  EXPECT_EQ(windows(m, 6), (std::vector<int>{511, 511, -1, 511, 511, -1}));  // the written pattern 3
+  // Written layer_types beat the pattern; the defaults fill only what is absent (1152 / 4 = 288 is not taken).
+  const ModelConfig d = parse(std::string(kGemma3Text) + "}");
+  EXPECT_EQ(d.head_dim, 256);
+  EXPECT_EQ(d.context_len, 131072);
+  EXPECT_EQ(windows(d, 12), (std::vector<int>{511, 511, 511, 511, 511, -1, 511, 511, 511, 511, 511, -1}));
+  // Mistral's num_key_value_heads default is 8 (MistralConfig L68), not num_attention_heads.
+  const ModelConfig mistral = parse(R"({"architectures": ["MistralForCausalLM"], "model_type": "mistral",
+      "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32})");
+  EXPECT_EQ(mistral.num_key_value_heads, 8);
+  EXPECT_EQ(mistral.context_len, 131072);
+  // Granite's attention_multiplier: GraniteConfig's 1.0 (L86), which granite.py hands RadixAttention as the scale.
+  const ModelConfig granite = parse(R"({"architectures": ["GraniteForCausalLM"], "model_type": "granite",
+      "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "max_position_embeddings": 4096})");
+  EXPECT_FLOAT_EQ(granite.sm_scale(), 1.0f);
+}
+
+TEST(HfClassDefaults, TheClassIsTheObjectsModelType) {
+  // No model_type: no class, no defaults (transformers could not pick one): refused as before.
+  EXPECT_TRUE(test::has(parse_error(R"({"architectures": ["Gemma3ForCausalLM"], "hidden_size": 1152, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "head_dim": 256, "max_position_embeddings": 8192})"),
+                  "query_pre_attn_scalar: missing"));
+  // A gemma3 top level: its text_config is a Gemma3TextConfig even when text_config names no model_type.
+  const ModelConfig mm = parse(R"({"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+      "text_config": {"hidden_size": 2560, "num_hidden_layers": 6, "sliding_window": 1024}})");
+  EXPECT_EQ(mm.num_attention_heads, 8);
+  EXPECT_EQ(mm.head_dim, 256);
+  // A default that breaks a written value is named in the error as the class default it is.
+  const std::string e = parse_error(R"({"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+      "num_hidden_layers": 2, "num_attention_heads": 6})");
+  EXPECT_TRUE(test::has(e, "num_key_value_heads: 6 attention heads are not divisible by 4 KV heads [not written: 4, the class "
+                     "default of transformers 5.19's Gemma3TextConfig")) << e;
+}
+
+TEST(HfClassDefaults, TheDefaultsFileMissingOrMalformedIsAClearError) {
+  // The table built in parses and has the Gemma entries.
+  const HfClassDefaults& built_in = hf_class_defaults();
+  for (const char* mt : {"gemma3_text", "gemma2", "gemma3", "gemma", "mistral", "llama"})
+    EXPECT_TRUE(built_in.model_types.contains(mt)) << mt;
+  EXPECT_EQ(built_in.model_types["gemma3"]["text_config"]["model_type"], "gemma3_text");
+  const std::string missing = error_of([] { read_hf_class_defaults("/no/such/hf-class-defaults.json"); });
+  EXPECT_TRUE(test::has(missing, "class defaults /no/such/hf-class-defaults.json: no such file")) << missing;
+  const std::string not_json = error_of([] { parse_hf_class_defaults("{\"model_types\": {", "d.json"); });
+  EXPECT_TRUE(test::has(not_json, "d.json: not valid JSON")) << not_json;
+  const std::string no_source = error_of(
+      [] { parse_hf_class_defaults(R"({"model_types": {"x": {"class": "X", "defaults": {}}}})", "d.json"); });
+  EXPECT_TRUE(test::has(no_source, "d.json: model_types.x._source: missing")) << no_source;
+  const std::string bad_sub = error_of([] {
+    parse_hf_class_defaults(R"({"model_types": {"x": {"_source": "f.py:1", "class": "X",
+        "text_config": {"model_type": "y", "fixed": true}}}})", "d.json");
+  });
+  EXPECT_TRUE(test::has(bad_sub, "model_types.x.text_config.model_type: 'y' is no entry")) << bad_sub;
+  // $ATTNBENCH_HF_CLASS_DEFAULTS names another table: a missing or malformed one fails every config it would read.
+  test::TempDir d;
+  test::write_file(d.file("bad.json"), "[1]");
+  const char* old = std::getenv("ATTNBENCH_HF_CLASS_DEFAULTS");
+  const std::string restore = old ? old : "";
+  ::setenv("ATTNBENCH_HF_CLASS_DEFAULTS", d.file("none.json").c_str(), 1);
+  const std::string e1 = parse_error(config());
+  ::setenv("ATTNBENCH_HF_CLASS_DEFAULTS", d.file("bad.json").c_str(), 1);
+  const std::string e2 = parse_error(config());
+  if (old) ::setenv("ATTNBENCH_HF_CLASS_DEFAULTS", restore.c_str(), 1); else ::unsetenv("ATTNBENCH_HF_CLASS_DEFAULTS");
+  EXPECT_TRUE(test::has(e1, "none.json: no such file")) << e1;
+  EXPECT_TRUE(test::has(e2, "bad.json: model_types: missing or not an object")) << e2;
+  EXPECT_EQ(parse(config()).num_layers, 4);  // back on the built-in table
 }
 
 }  // namespace
