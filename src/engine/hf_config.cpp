@@ -762,11 +762,30 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   }
   if (!duplicate.empty()) r.fail(printable(duplicate), "given twice in one object (which one is meant?)");
   if (!root.is_object()) r.fail("top level", "must be a JSON object (got " + shown(root) + ")");
-  // A multimodal config keeps the language model's keys in text_config (SGLang's hf_text_config).
-  const json* text_config = ConfigReader::find(root, "text_config");
-  if (text_config && !text_config->is_object()) r.fail("text_config", "must be an object (got " + shown(*text_config) + ")");
+  // A multimodal config keeps the language model's keys in a sub-config, SGLang's hf_text_config
+  // (utils/hf_transformers/common.py get_hf_text_config L583-604), taken in its order: thinker_config (Qwen2.5 /
+  // Qwen3-Omni; its own text_config where it has one), llm_config (InternVL, POINTS), language_config (DeepSeek-VL2),
+  // text_config. The dtype SGLang reads is that object's, else the top level's (L565-580: a sub-config without one
+  // takes its parent's); a thinker's text_config takes the thinker's whatever it writes (L586-590).
+  const json* text_config = nullptr;
+  std::string tp;
+  const json* dtype_obj = nullptr;  // the object whose dtype SGLang reads before the top level's
+  std::string dtype_prefix;
+  for (const char* key : {"thinker_config", "llm_config", "language_config", "text_config"}) {
+    const json* sub_config = ConfigReader::find(root, key);
+    if (!sub_config) continue;
+    if (!sub_config->is_object()) r.fail(key, "must be an object (got " + shown(*sub_config) + ")");
+    text_config = dtype_obj = sub_config;
+    tp = dtype_prefix = std::string(key) + ".";
+    if (std::string(key) == "thinker_config")
+      if (const json* inner = ConfigReader::find(*sub_config, "text_config")) {
+        if (!inner->is_object()) r.fail(tp + "text_config", "must be an object (got " + shown(*inner) + ")");
+        text_config = inner;
+        tp += "text_config.";
+      }
+    break;
+  }
   const json& tc_file = text_config ? *text_config : root;
-  const std::string tp = text_config ? "text_config." : "";
 
   ModelConfig m;
   m.name = default_name;
@@ -890,7 +909,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     m.head_dim = *hidden / m.num_attention_heads;
   }
   m.context_len = read_context_len(r, tc, tp, rope_by_layer_type(root_model_type, text_model_type, m.architecture));
-  m.dtype = read_dtype(r, root, tc, tp, model_type, m.architecture);
+  m.dtype = read_dtype(r, root, dtype_obj ? *dtype_obj : root, dtype_prefix, model_type, m.architecture);
   read_windows(r, tc, tp, m);
   m.has_sinks = m.architecture == "GptOssForCausalLM";  // learned sinks per head, no config key
   m.is_multimodal = is_multimodal(m.architecture, text_config != nullptr);

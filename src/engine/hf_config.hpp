@@ -30,8 +30,10 @@
 //   layer full attention, window_ignored set) on Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 / MoE, whose classes
 //   take no window; refused (exit 2) on any other class that would window, its rule not modelled
 //   architecture GptOssForCausalLM       -> has_sinks (GPT-OSS learns a sink logit per head; no config key)
-// A multimodal config's text_config (Gemma3ForConditionalGeneration) holds the attention keys; architectures are
-// read at the top level first, model_type and the dtype in text_config first (as SGLang's hf_text_config).
+// A multimodal config's sub-config holds the attention keys, the first of thinker_config (its text_config where it
+// has one), llm_config, language_config and text_config (Gemma3ForConditionalGeneration), as SGLang's
+// get_hf_text_config picks it; architectures are read at the top level first, model_type and the dtype in the
+// sub-config first (a thinker's text_config: the thinker's dtype).
 // attnbench's own key, which SGLang would ignore as unknown: "attnbench": {"name": "...", "tp_size": N}
 // (the model's name in case ids, and the tensor-parallel degree the preset is for; --tp-size overrides).
 // context_len: SGLang's derived context length (read_context_len in hf_config.cpp: the first context key, times

@@ -877,6 +877,41 @@ TEST(HfConfig, DtypeAsSglangReadsItTextConfigFirstDtypeOverTorchDtypeGptOssMxfp4
             DType::fp16);
 }
 
+// The sub-config SGLang's get_hf_text_config takes (utils/hf_transformers/common.py L583-604), in its order:
+// thinker_config (its text_config where it has one), llm_config, language_config, text_config; keys and errors
+// under that object's name; the dtype that object's, else the top level's, and a thinker's for its text_config.
+TEST(HfConfig, SubConfigInSglangsOrder) {
+  auto attn = [](int layers, int heads) {
+    return R"("num_hidden_layers": )" + std::to_string(layers) + R"(, "num_attention_heads": )" +
+           std::to_string(heads) + R"(, "num_key_value_heads": 2, "head_dim": 128, "max_position_embeddings": 4096)";
+  };
+  // InternVL-style: llm_config holds the language model; a vision_config beside it is ignored.
+  const ModelConfig internvl = parse(R"({"architectures": ["InternVLChatModel"], "torch_dtype": "bfloat16",
+      "vision_config": {"num_hidden_layers": 24, "num_attention_heads": 16}, "llm_config": {)" + attn(28, 28) + "}}");
+  EXPECT_EQ(internvl.num_layers, 28);
+  EXPECT_EQ(internvl.num_attention_heads, 28);
+  EXPECT_EQ(internvl.dtype, DType::bf16) << "the top level's dtype where llm_config has none";
+  EXPECT_TRUE(internvl.is_multimodal);
+  // llm_config before text_config, language_config before text_config.
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "text_config": {)" + attn(3, 4) + R"(}, "llm_config": {)" + attn(5, 8) +
+                  "}}").num_layers, 5);
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "text_config": {)" + attn(3, 4) + R"(}, "language_config": {)" +
+                  attn(7, 8) + R"(, "torch_dtype": "float16"}, "torch_dtype": "bfloat16"})").dtype, DType::fp16);
+  // Qwen2.5-Omni-style: thinker_config.text_config; the thinker's dtype, not the text_config's own.
+  const ModelConfig omni = parse(R"({"architectures": ["X"], "thinker_config": {"torch_dtype": "bfloat16",
+      "text_config": {)" + attn(36, 16) + R"(, "torch_dtype": "float16"}}, "text_config": {)" + attn(3, 4) + "}}");
+  EXPECT_EQ(omni.num_layers, 36);
+  EXPECT_EQ(omni.dtype, DType::bf16);
+  // A thinker without a text_config is the attention object itself.
+  EXPECT_EQ(parse(R"({"architectures": ["X"], "thinker_config": {)" + attn(9, 8) + "}}").num_layers, 9);
+  // Errors name the key under its sub-config.
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "llm_config": {"num_hidden_layers": 2}})"),
+            "--model m.json: llm_config.num_attention_heads: missing (required)");
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "thinker_config": {"text_config": {"num_hidden_layers": 2}}})"),
+            "--model m.json: thinker_config.text_config.num_attention_heads: missing (required)");
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "llm_config": [1]})"), "--model m.json: llm_config: must be an object (got [1])");
+}
+
 // A UTF-8 byte order mark: transformers opens config.json as "utf-8" and Python's json.loads refuses a leading
 // U+FEFF (transformers 5.19: "It looks like the config file ... is not a valid JSON file"), so SGLang cannot load
 // it; nlohmann would skip it silently. Refused, exit 2, through the binary too.
