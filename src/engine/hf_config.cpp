@@ -602,6 +602,41 @@ void apply_class_defaults(const ConfigReader& r, const HfClassDefaults& d, const
                               "index + 1 is a multiple of " + how;
 }
 
+// ChatGLM (ChatGLM3, GLM-4-9B-chat: architectures ChatGLMModel, model_type chatglm), which SGLang 0.5.23 loads through
+// its own ChatGLMConfig (configs/chatglm.py L13-70: num_layers 28, hidden_size 4096, num_attention_heads 32,
+// seq_length 2048, multi_query_attention false, multi_query_group_num 1 by default) and serves with
+// models/chatglm.py's GLMAttention: KV heads multi_query_group_num where multi_query_attention, else the attention
+// heads (L63-67); head_dim hidden_size // heads (L78; kv_channels is not read there); scale head_dim**-0.5 (L81); no
+// window. Rewritten into the keys attnbench reads (num_hidden_layers, num_key_value_heads; head_dim dropped so that
+// it is derived as GLMAttention derives it), each noted for error messages.
+void map_chatglm(const ConfigReader& r, json& tc, const std::string& tp, std::map<std::string, std::string>& notes) {
+  const std::string from = "SGLang's ChatGLMConfig (configs/chatglm.py)";
+  auto fill = [&](const char* key, const json& v) {
+    if (tc.contains(key) && !tc[key].is_null()) return;
+    tc[key] = v;
+    notes[tp + key] = "not written: " + shown(v) + ", the class default of " + from;
+  };
+  fill("num_layers", 28);
+  fill("hidden_size", 4096);
+  fill("num_attention_heads", 32);
+  fill("seq_length", 2048);
+  if (!tc.contains("num_hidden_layers")) {
+    tc["num_hidden_layers"] = tc["num_layers"];
+    notes[tp + "num_hidden_layers"] = "ChatGLM's num_layers (" + from + ": attribute_map)";
+  }
+  const bool mqa = r.boolean(tc, tp, "multi_query_attention").value_or(false);
+  if (!tc.contains("num_key_value_heads")) {
+    fill("multi_query_group_num", 1);
+    tc["num_key_value_heads"] = mqa ? tc["multi_query_group_num"] : tc["num_attention_heads"];
+    notes[tp + "num_key_value_heads"] = mqa ? "ChatGLM's multi_query_group_num (multi_query_attention true; SGLang's "
+                                              "models/chatglm.py L63-67)"
+                                            : "ChatGLM's num_attention_heads (multi_query_attention false; SGLang's "
+                                              "models/chatglm.py L63-67)";
+  }
+  tc.erase("head_dim");
+  notes[tp + "head_dim"] = "ChatGLM's hidden_size // num_attention_heads (SGLang's models/chatglm.py L78)";
+}
+
 // "attnbench": {"name": ..., "tp_size": ...}: attnbench's own key (SGLang ignores it as unknown).
 void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m) {
   const json* a = ConfigReader::find(root, "attnbench");
@@ -802,6 +837,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (const std::string cls = class_model_type(defaults, root_model_type, text_model_type, text_config != nullptr);
       !cls.empty())
     apply_class_defaults(r, defaults, cls, tc_merged, tp, from_defaults);
+  if (m.architecture == "ChatGLMModel") map_chatglm(r, tc_merged, tp, from_defaults);
   r.set_notes(std::move(from_defaults));
   const json& tc = tc_merged;
 

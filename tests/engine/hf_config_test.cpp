@@ -651,12 +651,13 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
                         "dual_chunk_attention_config: {\"chunk_size\":262144,\"local_size\":8192}: dual chunk attention "
                         "(Qwen2ForCausalLM) is not modelled"));
   EXPECT_EQ(parse(config(R"("dual_chunk_attention_config": null)")).num_layers, 4);
-  // ChatGLM's keys (configs/chatglm.py: num_layers, multi_query_group_num) are named, not read as something else.
-  EXPECT_EQ(parse_error(R"({"architectures": ["ChatGLMModel"], "num_layers": 40, "num_attention_heads": 32,
+  // ChatGLM's keys (configs/chatglm.py: num_layers, multi_query_group_num) on another class than ChatGLMModel (whose
+  // keys are mapped: ChatGlmKeysAsSglangsChatGlmConfigReadsThem) are named, not read as something else.
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "num_layers": 40, "num_attention_heads": 32,
                             "multi_query_group_num": 2, "kv_channels": 128, "hidden_size": 4096, "seq_length": 131072})"),
             "--model m.json: multi_query_group_num: 2: the model's heads are given under a key attnbench does not read "
             "(it reads num_attention_heads and num_key_value_heads)");
-  EXPECT_EQ(parse_error(R"({"architectures": ["ChatGLMModel"], "num_layers": 40, "num_attention_heads": 32,
+  EXPECT_EQ(parse_error(R"({"architectures": ["X"], "num_layers": 40, "num_attention_heads": 32,
                             "num_key_value_heads": 2, "head_dim": 128, "seq_length": 131072})"),
             "--model m.json: num_layers: 40: the model's layers are given under a key attnbench does not read (it reads "
             "num_hidden_layers)");
@@ -910,6 +911,40 @@ TEST(HfConfig, SubConfigInSglangsOrder) {
   EXPECT_EQ(parse_error(R"({"architectures": ["X"], "thinker_config": {"text_config": {"num_hidden_layers": 2}}})"),
             "--model m.json: thinker_config.text_config.num_attention_heads: missing (required)");
   EXPECT_EQ(parse_error(R"({"architectures": ["X"], "llm_config": [1]})"), "--model m.json: llm_config: must be an object (got [1])");
+}
+
+// ChatGLM's keys (SGLang's ChatGLMConfig, configs/chatglm.py; models/chatglm.py GLMAttention): GLM-4-9B-chat's and
+// ChatGLM3-6B's published attention keys; multi_query_attention false takes the attention heads as KV heads; the
+// class defaults where a key is absent; head_dim is hidden_size // heads whatever kv_channels says.
+TEST(HfConfig, ChatGlmKeysAsSglangsChatGlmConfigReadsThem) {
+  const ModelConfig glm4 = parse(R"({"architectures": ["ChatGLMModel"], "model_type": "chatglm", "num_layers": 40,
+      "hidden_size": 4096, "num_attention_heads": 32, "multi_query_attention": true, "multi_query_group_num": 2,
+      "kv_channels": 128, "seq_length": 131072, "rope_ratio": 500, "padded_vocab_size": 151552,
+      "ffn_hidden_size": 13696, "torch_dtype": "bfloat16"})");
+  EXPECT_EQ(glm4.num_layers, 40);
+  EXPECT_EQ(glm4.num_attention_heads, 32);
+  EXPECT_EQ(glm4.num_key_value_heads, 2);
+  EXPECT_EQ(glm4.head_dim, 128);
+  EXPECT_EQ(glm4.context_len, 131072);
+  EXPECT_EQ(glm4.dtype, DType::bf16);
+  const ModelConfig glm3 = parse(R"({"architectures": ["ChatGLMModel"], "model_type": "chatglm", "num_layers": 28,
+      "hidden_size": 4096, "num_attention_heads": 32, "multi_query_attention": true, "multi_query_group_num": 2,
+      "kv_channels": 128, "seq_length": 8192, "torch_dtype": "float16"})");
+  EXPECT_EQ(glm3.num_layers, 28);
+  EXPECT_EQ(glm3.num_key_value_heads, 2);
+  EXPECT_EQ(glm3.context_len, 8192);
+  EXPECT_EQ(glm3.dtype, DType::fp16);
+  const ModelConfig mha = parse(R"({"architectures": ["ChatGLMModel"], "num_attention_heads": 16, "kv_channels": 64,
+      "multi_query_group_num": 2})");
+  EXPECT_EQ(mha.num_layers, 28) << "ChatGLMConfig's default num_layers";
+  EXPECT_EQ(mha.num_key_value_heads, 16) << "multi_query_attention false: every head has its K / V";
+  EXPECT_EQ(mha.head_dim, 256) << "4096 // 16, not kv_channels";
+  EXPECT_EQ(mha.context_len, 2048) << "ChatGLMConfig's default seq_length";
+  // A group count that does not divide the heads is named with where it came from.
+  const std::string e = parse_error(R"({"architectures": ["ChatGLMModel"], "num_layers": 2, "num_attention_heads": 32,
+      "multi_query_attention": true, "multi_query_group_num": 5})");
+  EXPECT_NE(e.find("num_key_value_heads"), std::string::npos) << e;
+  EXPECT_NE(e.find("multi_query_group_num"), std::string::npos) << e;
 }
 
 // A UTF-8 byte order mark: transformers opens config.json as "utf-8" and Python's json.loads refuses a leading
