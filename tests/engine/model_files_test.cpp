@@ -263,6 +263,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ValidateRun{"gpt-oss-20b/config.json", "gpt-oss-20b", "--layers 2 --kv-len 200 --prefix-len 150"},
                       // 6 layers: the sixth is Gemma's full-attention layer.
                       ValidateRun{"gemma-3-27b.json", "gemma-3-27b", "--layers 6 --kv-len 1100 --prefix-len 1050"},
+                      // As published: heads, head_dim, scale and pattern are transformers' class defaults (8 / 4
+                      // heads of 256, window 1024 on five layers of six).
+                      ValidateRun{"gemma-3-4b-it/config.json", "gemma-3-4b-it", "--layers 6 --kv-len 1100 --prefix-len 1050"},
                       // Layer 0 windowed (4096), layer 1 global; scale 256**-0.5; its cap 50 dropped by both backends.
                       ValidateRun{"gemma-2-9b.json", "gemma-2-9b", "--layers 2 --kv-len 4150 --prefix-len 4120"},
                       ValidateRun{"llama-3.1-70b.json", "llama-3.1-70b", "--layers 2 --kv-len 100 --prefix-len 40"},
