@@ -923,10 +923,17 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
   if (m.num_attention_heads % m.num_key_value_heads != 0)
     r.fail(tp + "num_key_value_heads", std::to_string(m.num_attention_heads) + " attention heads are not divisible by " +
                                            std::to_string(m.num_key_value_heads) + " KV heads");
-  // GraniteMoe (0.5.23 wheel, models/granitemoe.py L235, GraniteMoeAttention: self.head_dim = hidden_size //
-  // self.total_num_heads) derives head_dim whatever the config writes; a head_dim key is still checked, then not
-  // used. (Granite's granite.py L156-158 takes getattr(config, "head_dim", hidden_size // heads), as here.)
-  const bool head_dim_from_hidden = m.architecture == "GraniteMoeForCausalLM";
+  // Classes whose attention derives head_dim as hidden_size // num_attention_heads whatever the config writes (0.5.23
+  // wheel, models/): GraniteMoe (granitemoe.py L235), Cohere / Cohere2 (commandr.py L158), OLMo (olmo.py L72),
+  // OLMo-2 (olmo2.py L100), StableLM (stablelm.py L112), StarCoder2 (starcoder2.py L79), InternLM2 (internlm2.py
+  // L113), Persimmon (persimmon.py L64); a head_dim key is still checked, then not used. (Granite's granite.py
+  // L156-158, Arcee's arcee.py L135-137 and Solar's solar.py L128-130 take getattr(config, "head_dim", hidden_size //
+  // heads), as here.)
+  static const std::set<std::string> kHeadDimFromHidden = {
+      "GraniteMoeForCausalLM", "CohereForCausalLM",   "Cohere2ForCausalLM",   "OlmoForCausalLM",
+      "Olmo2ForCausalLM",      "StableLmForCausalLM", "Starcoder2ForCausalLM", "InternLM2ForCausalLM",
+      "PersimmonForCausalLM"};
+  const bool head_dim_from_hidden = kHeadDimFromHidden.count(m.architecture) > 0;
   const std::optional<int> head_dim_key = r.integer(tc, tp, "head_dim", 1, 1024);
   if (head_dim_key && !head_dim_from_hidden) {
     m.head_dim = *head_dim_key;

@@ -32,7 +32,7 @@ std::string config(const std::string& extra = "") {
   const std::pair<const char*, const char*> base[] = {
       {"architectures", R"(["LlamaForCausalLM"])"}, {"num_hidden_layers", "4"}, {"num_attention_heads", "8"},
       {"num_key_value_heads", "2"},                 {"head_dim", "64"},         {"max_position_embeddings", "2048"},
-      {"torch_dtype", R"("bfloat16")"}};
+      {"hidden_size", "512"},                       {"torch_dtype", R"("bfloat16")"}};
   std::string out = "{";
   for (const auto& [key, value] : base) {
     if (extra.find("\"" + std::string(key) + "\":") != std::string::npos) continue;
@@ -562,10 +562,22 @@ TEST(HfConfig, GraniteScaleIsTheAttentionMultiplier) {
   const ModelConfig gm = parse(config(
       R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625, "hidden_size": 1536, "num_attention_heads": 24, "num_key_value_heads": 8, "head_dim": 128)"));
   EXPECT_EQ(gm.head_dim, 64);
-  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625, "head_dim": 64)")),
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["GraniteMoeForCausalLM"], "attention_multiplier": 0.015625, "head_dim": 64, "hidden_size": null)")),
                         "hidden_size: missing (required: GraniteMoeForCausalLM derives head_dim"));
   EXPECT_EQ(parse(config(R"("architectures": ["GraniteForCausalLM"], "attention_multiplier": 0.0078125, "hidden_size": 1536)")).head_dim, 64)
       << "dense Granite keeps a written head_dim";
+  // So do Cohere / Cohere2 (commandr.py L158), OLMo / OLMo-2, StableLM, StarCoder2, InternLM2 and Persimmon; Arcee
+  // and Solar take a written head_dim (getattr), as Llama does.
+  for (const char* arch : {"CohereForCausalLM", "Olmo2ForCausalLM", "Starcoder2ForCausalLM", "InternLM2ForCausalLM"}) {
+    SCOPED_TRACE(arch);
+    EXPECT_EQ(parse(config(std::string(R"("architectures": [")") + arch +
+                           R"("], "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64)"))
+                  .head_dim,
+              128);
+  }
+  EXPECT_EQ(parse(config(R"("architectures": ["ArceeForCausalLM"], "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64)"))
+                .head_dim,
+            64);
 }
 
 // Phi-3-small's scale (phi3_small.py L129-134): mup_attn_multiplier / head_dim when mup_use_scaling, else
