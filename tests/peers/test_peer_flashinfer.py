@@ -103,8 +103,8 @@ class CaseListExport(TempDir):
         self.assertEqual(g.architecture, "Gemma3ForCausalLM")
         cfg = self.write("command-r7b-tiny.json", json.dumps({
             "architectures": ["Cohere2ForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 4,
-            "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096, "sliding_window": 32,
-            "sliding_window_pattern": 4, "torch_dtype": "bfloat16"}))
+            "num_key_value_heads": 2, "hidden_size": 256, "head_dim": 64, "max_position_embeddings": 4096,
+            "sliding_window": 32, "sliding_window_pattern": 4, "torch_dtype": "bfloat16"}))
         c = pf.read_case_list(self.write("c.csv", case_list_text(
             "--model", cfg, "--mode", "decode", "--batch", "1", "--kv-len", "40")))[0]
         self.assertEqual((c.layer_windows, c.runner_sliding_window_size, c.runner_window, c.sliding_window),
