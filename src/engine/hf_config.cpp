@@ -550,6 +550,13 @@ std::string class_model_type(const HfClassDefaults& d, const std::string& root_t
   return mt;
 }
 
+// Writes a default the file left out into `tc` and notes where it came from (for error messages).
+void fill_default(json& tc, const std::string& tp, const std::string& key, const json& v, const std::string& from,
+                  std::map<std::string, std::string>& notes) {
+  tc[key] = v;
+  notes[tp + key] = "not written: " + shown(v) + ", the class default of " + from;
+}
+
 // Fills `tc` (a copy of the attention object) with the class defaults of model_type `mt` beneath what it writes, as
 // transformers' class does; records each filled key in `notes` (for error messages).
 void apply_class_defaults(const ConfigReader& r, const HfClassDefaults& d, const std::string& mt, json& tc,
@@ -569,10 +576,8 @@ void apply_class_defaults(const ConfigReader& r, const HfClassDefaults& d, const
     }
   if (const auto defs = e.find("defaults"); defs != e.end())
     for (auto it = defs->begin(); it != defs->end(); ++it)
-      if (!tc.contains(it.key()) && !it->is_null()) {  // a None default is what attnbench's absent key means already
-        tc[it.key()] = *it;
-        notes[tp + it.key()] = "not written: " + shown(*it) + ", the class default of " + from;
-      }
+      if (!tc.contains(it.key()) && !it->is_null())  // a None default is what attnbench's absent key means already
+        fill_default(tc, tp, it.key(), *it, from, notes);
   const auto rule = e.find("layer_types_from_pattern");
   if (rule == e.end() || (tc.contains("layer_types") && !tc["layer_types"].is_null())) return;
   long long period = (*rule)["default"].get<long long>();
@@ -612,9 +617,7 @@ void apply_class_defaults(const ConfigReader& r, const HfClassDefaults& d, const
 void map_chatglm(const ConfigReader& r, json& tc, const std::string& tp, std::map<std::string, std::string>& notes) {
   const std::string from = "SGLang's ChatGLMConfig (configs/chatglm.py)";
   auto fill = [&](const char* key, const json& v) {
-    if (tc.contains(key) && !tc[key].is_null()) return;
-    tc[key] = v;
-    notes[tp + key] = "not written: " + shown(v) + ", the class default of " + from;
+    if (!tc.contains(key) || tc[key].is_null()) fill_default(tc, tp, key, v, from, notes);
   };
   fill("num_layers", 28);
   fill("hidden_size", 4096);

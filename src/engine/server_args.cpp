@@ -102,7 +102,7 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   if (m.tp_size < 1) fail("--tp-size: must be at least 1");
   if (m.num_attention_heads % m.tp_size != 0)
     fail("--tp-size: " + m.name + "'s " + std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " +
-         std::to_string(m.tp_size));
+         std::to_string(m.tp_size) + " (--tp-size, else the model's attnbench.tp_size)");
   if (m.num_qo_heads() % m.num_kv_heads() != 0)
     fail("--tp-size: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
          std::to_string(m.num_kv_heads()) + ")");
