@@ -953,6 +953,12 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
                                      (head_dim_from_hidden ? " (" + m.architecture + " derives head_dim from them)"
                                                            : std::string(" (and there is no head_dim)")));
     m.head_dim = *hidden / m.num_attention_heads;
+    m.head_dim_from = "derived as " + tp + "hidden_size " + std::to_string(*hidden) + " / num_attention_heads " +
+                      std::to_string(m.num_attention_heads);
+  }
+  if (m.head_dim_from.empty()) {
+    m.head_dim_from = is_grok(m.architecture) && !head_dim_key ? "Grok-1's fixed 128" : tp + "head_dim";
+    if (const std::string n = r.note(tp + "head_dim"); !n.empty()) m.head_dim_from += " [" + n + "]";
   }
   m.context_len = read_context_len(r, tc, tp, rope_by_layer_type(root_model_type, text_model_type, m.architecture));
   m.dtype = read_dtype(r, root, dtype_obj ? *dtype_obj : root, dtype_prefix, model_type, m.architecture);

@@ -29,6 +29,7 @@ struct ModelConfig {
   int num_attention_heads = 0;  // config value, all ranks (TRTLLM's counter buffer uses this, not per rank)
   int num_key_value_heads = 0;  // config value, all ranks
   int head_dim = 0;
+  std::string head_dim_from;  // a config.json's: where head_dim came from, for errors ("derived as hidden_size ...")
   int context_len = 0;          // model default context length (SGLang --context-length overrides)
   int tp_size = 1;              // tensor parallel degree the preset is for (a config.json has none: 1)
   int sliding_window = -1;      // config.sliding_window in tokens; -1: no layer has a window
@@ -96,6 +97,10 @@ struct ModelConfig {
   // Bytes of KV cache one token occupies on this rank: 2 (K and V) * layers * kv_heads * head_dim * kv dtype size.
   long long kv_bytes_per_token() const;
 };
+
+// The head sizes of the backends' kernels that attnbench models (its CPU and CUDA kernels are built for these).
+constexpr bool modelled_head_dim(int head_dim) { return head_dim == 64 || head_dim == 128 || head_dim == 256; }
+constexpr const char* kModelledHeadDims = "64, 128 or 256: the head sizes of the backends' kernels that attnbench models";
 
 // The presets (configs/models/*.json as embedded at build time), in listing order.
 const std::vector<ModelConfig>& model_presets();

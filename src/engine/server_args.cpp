@@ -106,9 +106,10 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   if (m.num_qo_heads() % m.num_kv_heads() != 0)
     fail("--tp-size: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
          std::to_string(m.num_kv_heads()) + ")");
-  if (m.head_dim != 64 && m.head_dim != 128 && m.head_dim != 256)
+  if (!modelled_head_dim(m.head_dim))
     fail("--model " + m.name + ": head_dim " + std::to_string(m.head_dim) +
-         " is not supported (64, 128 or 256: the head sizes of the backends' kernels that attnbench models)");
+         (m.head_dim_from.empty() ? std::string() : " (" + m.head_dim_from + ")") + " is not supported (" +
+         kModelledHeadDims + ")");
 }
 
 }  // namespace attnbench

@@ -242,8 +242,8 @@ TEST(RealModels, Gemma2LogitCapIsDroppedAsSglangDropsIt) {
 }
 
 // Phi-3-mini (microsoft/Phi-3-mini-4k-instruct's published shape: hidden_size 3072 / 32 heads = head_dim 96):
-// a head size attnbench's kernels do not take is exit 2 naming the model, in every command.
-TEST(RealModels, UnsupportedHeadDimIsRefusedNamingTheModel) {
+// a head size attnbench's kernels do not take is exit 2 naming the model and where head_dim came from, in every command.
+TEST(RealModels, UnsupportedHeadDimIsRefusedNamingWhereItCameFrom) {
   test::TempDir d;
   test::write_file(d.file("phi-3-mini.json"), R"({"architectures": ["Phi3ForCausalLM"], "model_type": "phi3",
       "hidden_size": 3072, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
@@ -252,8 +252,20 @@ TEST(RealModels, UnsupportedHeadDimIsRefusedNamingTheModel) {
     SCOPED_TRACE(cmd);
     const auto r = test::run_attnbench(std::string(cmd) + " --model " + d.file("phi-3-mini.json"), d);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-    EXPECT_NE(r.err.find("--model phi-3-mini: head_dim 96 is not supported (64, 128 or 256"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--model phi-3-mini: head_dim 96 (derived as hidden_size 3072 / num_attention_heads 32) "
+                         "is not supported (64, 128 or 256"),
+              std::string::npos)
+        << r.err;
   }
+  // A written head_dim the kernels do not take names the key alone.
+  test::write_file(d.file("hd80.json"), R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 2560,
+      "head_dim": 80, "num_hidden_layers": 2, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "max_position_embeddings": 4096, "torch_dtype": "bfloat16"})");
+  const auto r = test::run_attnbench("memory --device cpu --model " + d.file("hd80.json"), d);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--model hd80: head_dim 80 (head_dim) is not supported (64, 128 or 256"),
+            std::string::npos)
+      << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(
