@@ -878,6 +878,17 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
     if (m.architecture == enc)
       r.fail("architectures", m.architecture + ": an encoder-only / bidirectional model (SGLang builds its attention "
                               "as ENCODER_ONLY: non-causal, no decode) is not modelled; attnbench models causal decoders");
+  // EmbeddingGemma: a Gemma-3 text config with use_bidirectional_attention true, which SGLang's Gemma3Attention
+  // builds as AttentionType.DECODER_BIDIRECTIONAL (models/gemma3_causal.py L238-245; configs/model_config.py
+  // is_embedding_gemma): an embedding model whose prompt attention is non-causal. The key is read on the Gemma-3
+  // classes only (getattr on the text config); elsewhere SGLang ignores it, as attnbench does.
+  if (m.architecture == "Gemma3ForCausalLM" || m.architecture == "Gemma3ForConditionalGeneration" ||
+      m.architecture == "Gemma3TextModel")
+    if (const std::optional<bool> bi = r.boolean(tc, tp, "use_bidirectional_attention"); bi && *bi)
+      r.fail(tp + "use_bidirectional_attention",
+             "true: bidirectional prompt attention (EmbeddingGemma; SGLang's Gemma3Attention takes "
+             "AttentionType.DECODER_BIDIRECTIONAL, models/gemma3_causal.py L238-245) is not modelled; attnbench models "
+             "causal decoders");
   // Hybrid models whose layers are not all attention layers, or whose layers carry a state-space block beside
   // attention (Jamba, Nemotron-H, Falcon-H1, Qwen3-Next, Granite-4 hybrids, RecurrentGemma): SGLang serves them
   // with its hybrid pools (Mamba / linear-attention state beside the KV cache) and backends, and caches K / V for

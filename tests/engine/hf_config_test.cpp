@@ -657,6 +657,17 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
               std::string("--model m.json: architectures: ") + enc +
                   ": an encoder-only / bidirectional model (SGLang builds its attention as ENCODER_ONLY: non-causal, "
                   "no decode) is not modelled; attnbench models causal decoders");
+  // EmbeddingGemma: a Gemma-3 text config with use_bidirectional_attention true (gemma3_causal.py L238-245:
+  // DECODER_BIDIRECTIONAL) is refused; false or null is a causal Gemma-3, and other classes ignore the key.
+  const std::string gemma3 = R"("architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+                                "sliding_window": 512, "sliding_window_pattern": 6)";
+  EXPECT_EQ(parse_error(config(gemma3 + R"(, "use_bidirectional_attention": true)")),
+            "--model m.json: use_bidirectional_attention: true: bidirectional prompt attention (EmbeddingGemma; "
+            "SGLang's Gemma3Attention takes AttentionType.DECODER_BIDIRECTIONAL, models/gemma3_causal.py L238-245) "
+            "is not modelled; attnbench models causal decoders");
+  EXPECT_EQ(parse(config(gemma3 + R"(, "use_bidirectional_attention": false)")).sliding_window, 512);
+  EXPECT_EQ(parse(config(gemma3 + R"(, "use_bidirectional_attention": null)")).sliding_window, 512);
+  EXPECT_EQ(parse(config(R"("architectures": ["LlamaForCausalLM"], "use_bidirectional_attention": true)")).num_layers, 4);
   // Qwen2.5-1M: dual chunk attention (a query of 5 x head_dim reaches the attention); null is none.
   EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["Qwen2ForCausalLM"], "dual_chunk_attention_config":
                                               {"chunk_size": 262144, "local_size": 8192})")),
