@@ -268,8 +268,7 @@ DType read_dtype(const ConfigReader& r, const json& root, const json& tc, const 
 // internlm2.py, minicpm.py, ernie4.py, hunyuan.py, arcee.py and apertus.py never mention a window; phimoe.py keeps
 // sliding_window in its config class only (L56, L73; its RadixAttention, L306-314, takes none). Phi-3.5-MoE writes
 // sliding_window 131072, StarCoder2 4096: SGLang runs both on full attention. Classes that window by rules
-// attnbench does not model stay refused by read_windows: Exaone4 (exaone4.py L161-166: every
-// len(sliding_window_pattern)-th layer global, sliding_window - 1), Olmo2 / 3 with layer_types (olmo2.py L125-129),
+// attnbench does not model stay refused by read_windows: Olmo2 / 3 with layer_types (olmo2.py L125-129),
 // Step3p5 (step3p5.py L440-445, no minus one) and Gemma3n. Cohere2 is modelled (read_windows), and on it SGLang
 // 0.5.23's two backends disagree: commandr.py L206-210 gives each layer_types "sliding_attention" layer sliding_window_size =
 // config.sliding_window (no minus one) but the class has no get_attention_sliding_window_size and is not on the
@@ -327,17 +326,59 @@ const std::set<std::string> kFullAttentionArchitectures = {
     "InternLM2ForCausalLM", "MiniCPMForCausalLM", "Ernie4_5_ForCausalLM", "HunYuanDenseV1ForCausalLM",
     "ArceeForCausalLM", "ApertusForCausalLM", "Mistral3ForConditionalGeneration"};
 
+// Exaone4ForCausalLM (EXAONE 4.0), given a sliding_window: SGLang 0.5.23's Exaone4Attention windows layer l when
+// config.sliding_window_pattern is truthy and (l + 1) % len(sliding_window_pattern) != 0 (models/exaone4.py
+// L161-166; EXAONE-4.0-32B writes "LLLG": three windowed layers, then a global one), with sliding_window - 1 (L47-51),
+// and reports that window to the model runner (get_attention_sliding_window_size, L548-549). It never reads
+// layer_types, so neither does this rule. What SGLang could not load, or loads with a window on no layer, is refused:
+//   - an integer pattern (the class default 4 among them): len() of an int raises;
+//   - a string pattern without layer_types: transformers 5.19's Exaone4Config.__post_init__ derives layer_types as
+//     (i + 1) % sliding_window_pattern (configuration_exaone4.py L103-109), which a string fails;
+//   - no pattern (null, 0, ""): no layer is windowed, yet the runner holds the window, so FlashInfer would plan its
+//     window wrapper set for no layer (not modelled).
+std::vector<bool> exaone4_windowed(const ConfigReader& r, const json& tc, const std::string& tp, int window,
+                                   std::size_t layers) {
+  const std::string key = tp + "sliding_window_pattern";
+  const std::string on = " with sliding_window " + std::to_string(window) + " on Exaone4ForCausalLM";
+  const json* p = ConfigReader::find(tc, "sliding_window_pattern");
+  const bool empty = !p || (p->is_number_integer() && p->get<long long>() == 0) || (p->is_string() && p->get<std::string>().empty());
+  if (empty)
+    r.fail(key, (p ? shown(*p) : std::string(tc.contains("sliding_window_pattern") ? "null" : "missing")) + on +
+                    ": SGLang's exaone4.py (L164-166) then windows no layer while the model runner holds the window "
+                    "(get_attention_sliding_window_size), a state attnbench does not model; write the pattern, "
+                    "e.g. \"LLLG\", or sliding_window null");
+  if (p->is_number())
+    r.fail(key, shown(*p) + on + ": SGLang's exaone4.py (L165) takes len() of the pattern, which an integer "
+                                 "fails, so SGLang could not load this file; EXAONE 4.0 writes a string such as "
+                                 "\"LLLG\"");
+  if (!p->is_string()) r.fail(key, "must be a string such as \"LLLG\" (got " + shown(*p) + ")");
+  if (!ConfigReader::find(tc, "layer_types"))
+    r.fail(tp + "layer_types", "missing beside sliding_window_pattern " + shown(*p) + on +
+                                   ": transformers 5.19's Exaone4Config derives it as (i + 1) % "
+                                   "sliding_window_pattern, which a string fails, so SGLang could not load this "
+                                   "file; write layer_types");
+  const std::string text = p->get<std::string>();  // Python's len(): code points, not UTF-8 bytes
+  const auto period = static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  std::vector<bool> windowed(layers);
+  for (std::size_t l = 0; l < layers; ++l) windowed[l] = (l + 1) % period != 0;
+  return windowed;
+}
+
 // Which layers are windowed, and the window; sets m.sliding_window and m.sliding_layers (or m.window_ignored).
 void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, ModelConfig& m) {
   const std::optional<int> window = r.integer(tc, tp, "sliding_window", 1, INT_MAX);
   const std::optional<bool> use = r.boolean(tc, tp, "use_sliding_window");
   // sliding_window_pattern is an integer (Gemma-3: every Nth layer global); a string ("LLLG", Exaone-4's) beside
   // layer_types, which spells the same per layer, is left to layer_types.
+  // (Exaone4ForCausalLM reads its string pattern by its own rule: read_exaone4_windows.)
+  const bool exaone4 = m.architecture == "Exaone4ForCausalLM";
   const json* pattern_value = ConfigReader::find(tc, "sliding_window_pattern");
   const bool pattern_spelled_by_types =
       pattern_value && pattern_value->is_string() && ConfigReader::find(tc, "layer_types");
-  const std::optional<int> pattern =
-      pattern_spelled_by_types ? std::nullopt : r.integer(tc, tp, "sliding_window_pattern", 1, INT_MAX);
+  const std::optional<int> pattern = pattern_spelled_by_types || exaone4
+                                         ? std::nullopt
+                                         : r.integer(tc, tp, "sliding_window_pattern", 1, INT_MAX);
   const std::optional<int> max_window_layers = r.integer(tc, tp, "max_window_layers", 0, INT_MAX);
   const json* types = ConfigReader::find(tc, "layer_types");
   const std::size_t n = static_cast<std::size_t>(m.num_layers);
@@ -395,6 +436,10 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
     m.sliding_window_offset = -1;
     m.runner_sliding_window = true;
   };
+  if (!window && exaone4 && !types)  // configuration_exaone4.py L101-109: pattern 0, then (i + 1) % 0
+    r.fail(tp + "layer_types", "missing beside sliding_window null on Exaone4ForCausalLM: transformers 5.19's "
+                               "Exaone4Config then sets sliding_window_pattern to 0 and derives layer_types as "
+                               "(i + 1) % 0, which raises, so SGLang could not load this file; write layer_types");
   if (!window) return none();
 
   // What SGLang does with it is the model class's choice: only the classes that pass a window to their attention
@@ -438,11 +483,14 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
       m.sliding_window_offset = 0;
       m.runner_sliding_window = false;
     }
+  } else if (exaone4) {
+    windowed = exaone4_windowed(r, tc, tp, *window, n);
   } else if (any_said) {
     r.fail(tp + "sliding_window",
            std::to_string(*window) + " on " + arch + ": SGLang 0.5.23's window rule for this model class is not " +
                "modelled (modelled: the windows of Gemma2ForCausalLM, Gemma3ForCausalLM, "
-               "Gemma3ForConditionalGeneration, GptOssForCausalLM and Cohere2ForCausalLM; Llama, Mistral, Mixtral, Phi-3, "
+               "Gemma3ForConditionalGeneration, GptOssForCausalLM, Cohere2ForCausalLM and Exaone4ForCausalLM; Llama, "
+               "Mistral, Mixtral, Phi-3, "
                "Phi-3.5-MoE, Qwen2 / 3 and their VL classes, StarCoder2, GLM-4, InternLM2, MiniCPM, ERNIE-4.5, HunYuan, "
                "Arcee and Apertus run full attention in SGLang, as here)");
   }

@@ -3,7 +3,7 @@
 // (5.19, its pin), whose config classes fill a key the file does not write with the class default: so does
 // attnbench, beneath what the file writes, for the model types listed in configs/hf-class-defaults.json (data, with
 // each default's transformers file and line; embedded at build time): gemma, gemma2, gemma3 (its text_config as
-// gemma3_text), gemma3_text, cohere2, gpt_oss, llama, mistral, mistral3 (text_config as its model_type, else
+// gemma3_text), gemma3_text, cohere2, exaone4, gpt_oss, llama, mistral, mistral3 (text_config as its model_type, else
 // mistral), mixtral, phi3, phimoe, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen2_vl / qwen2_5_vl / qwen3_vl (their
 // *_text classes), glm4, ernie4_5, hunyuan_v1_dense, arcee, apertus, starcoder2, granite, granitemoe. The class is
 // the attention object's model_type (a multimodal class's text_config class, else text_config's own model_type);
@@ -28,7 +28,8 @@
 //   applied as SGLang 0.5.23's model class applies them: Gemma-2 on its even layers, Gemma-3 and GPT-OSS on the
 //   layers layer_types (or Gemma-3's sliding_window_pattern) names, one of which is then required; ignored (every
 //   layer full attention, window_ignored set) on Llama, Mistral, Mixtral, Phi-3 and Qwen2 / 3 / MoE, whose classes
-//   take no window; refused (exit 2) on any other class that would window, its rule not modelled
+//   take no window; Exaone-4 on every layer but each len(sliding_window_pattern)-th (a string, "LLLG");
+//   refused (exit 2) on any other class that would window, its rule not modelled
 //   architecture GptOssForCausalLM       -> has_sinks (GPT-OSS learns a sink logit per head; no config key)
 // A multimodal config's sub-config holds the attention keys, the first of thinker_config (its text_config where it
 // has one), llm_config, language_config and text_config (Gemma3ForConditionalGeneration), as SGLang's

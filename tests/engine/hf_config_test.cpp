@@ -248,17 +248,65 @@ TEST(HfConfig, WindowsFollowSglangsModelClass) {
   // Malformed window keys are refused whatever the class (read before the class decides).
   EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["MistralForCausalLM"], "sliding_window": 0)")),
                   "sliding_window: must be in [1, "));
-  // A class whose window rule attnbench does not model: exit 2 naming the key, when the config would window: Exaone-4,
-  // Olmo-2 / 3 and Step3p5 window by their own rules (every len(sliding_window_pattern)-th layer global; layer_types
-  // with sliding_window - 1; layer_types without the minus one and other head counts) ...
-  for (const char* arch : {"Exaone4ForCausalLM", "Olmo2ForCausalLM", "Step3p5ForCausalLM"}) {
+  // A class whose window rule attnbench does not model: exit 2 naming the key, when the config would window: Olmo-2 / 3
+  // and Step3p5 window by their own rules (layer_types with sliding_window - 1; layer_types without the minus one and
+  // other head counts) ...
+  for (const char* arch : {"Olmo2ForCausalLM", "Step3p5ForCausalLM"}) {
     const std::string e = parse_error(config(R"("architectures": [")" + std::string(arch) + R"("], "sliding_window": 64)"));
     EXPECT_TRUE(test::has(e, "sliding_window: 64 on " + std::string(arch) + ": SGLang 0.5.23's window rule")) << e;
   }
   // ... and accepted when nothing would be windowed.
-  EXPECT_FALSE(parse(config(R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": null)")).has_sliding_window());
+  EXPECT_FALSE(parse(config(R"("architectures": ["Olmo2ForCausalLM"], "sliding_window": null)")).has_sliding_window());
   EXPECT_FALSE(parse(config(
-      R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": 64, "use_sliding_window": false)")).has_sliding_window());
+      R"("architectures": ["Step3p5ForCausalLM"], "sliding_window": 64, "use_sliding_window": false)")).has_sliding_window());
+}
+
+// EXAONE 4.0 (models/exaone4.py L161-166): layer l is windowed when (l + 1) % len(sliding_window_pattern) != 0,
+// with sliding_window - 1, and the runner holds the window; layer_types is not read by SGLang's class (transformers
+// needs it beside a string pattern). What SGLang could not load, or loads with a window on no layer, is refused.
+TEST(HfConfig, Exaone4WindowsByItsPatternsLength) {
+  const std::string types4 = R"("layer_types": ["full_attention", "full_attention", "full_attention", "full_attention"])";
+  const std::string exaone = R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": 4096, )";
+  const ModelConfig lllg = parse(config(exaone + R"("sliding_window_pattern": "LLLG", )" + types4));
+  EXPECT_EQ(windows(lllg, 4), (std::vector<int>{4095, 4095, 4095, -1})) << "the pattern, not layer_types";
+  EXPECT_TRUE(lllg.runner_sliding_window);
+  const ModelConfig lg = parse(config(R"("num_hidden_layers": 6, )" + exaone + R"("sliding_window_pattern": "LG",
+      "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention"])"));
+  EXPECT_EQ(windows(lg, 6), (std::vector<int>{4095, -1, 4095, -1, 4095, -1}));
+  const ModelConfig lg_utf8 = parse(config(exaone + R"("sliding_window_pattern": "\u00e9G", )" + types4));
+  EXPECT_EQ(windows(lg_utf8, 4), (std::vector<int>{4095, -1, 4095, -1})) << "len() counts code points, not bytes";
+  const ModelConfig g = parse(config(exaone + R"("sliding_window_pattern": "G", )" + types4));
+  EXPECT_FALSE(g.has_sliding_window()) << "a pattern of length 1: every layer global";
+  // No window at all: nothing windowed, whatever the pattern (transformers sets the pattern to 0) ...
+  EXPECT_FALSE(parse(config(R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": null, "sliding_window_pattern": 4, )" +
+                            types4))
+                   .has_sliding_window());
+  // ... where the file writes layer_types: else transformers derives them as (i + 1) % 0, which raises.
+  EXPECT_TRUE(test::has(parse_error(config(R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": null)")),
+                        "layer_types: missing beside sliding_window null on Exaone4ForCausalLM: transformers 5.19's "
+                        "Exaone4Config then sets sliding_window_pattern to 0"));
+  // Refused: an integer pattern (len() of an int raises), a string without layer_types (transformers' derivation
+  // raises), no pattern beside a window (the runner's window on no layer), a pattern of another type.
+  EXPECT_TRUE(test::has(parse_error(config(exaone + R"("sliding_window_pattern": 4)")),
+                        "sliding_window_pattern: 4 with sliding_window 4096 on Exaone4ForCausalLM: SGLang's exaone4.py "
+                        "(L165) takes len() of the pattern, which an integer fails"));
+  EXPECT_TRUE(test::has(parse_error(config(exaone + R"("sliding_window_pattern": "LLLG")")),
+                        "layer_types: missing beside sliding_window_pattern \"LLLG\" with sliding_window 4096 on "
+                        "Exaone4ForCausalLM: transformers 5.19's Exaone4Config derives it"));
+  for (const char* none : {R"("sliding_window_pattern": null)", R"("sliding_window_pattern": "")", R"("sliding_window_pattern": 0)",
+                           R"("use_sliding_window": false)"}) {
+    SCOPED_TRACE(none);
+    EXPECT_TRUE(test::has(parse_error(config(exaone + std::string(none) + ", " + types4)),
+                          "with sliding_window 4096 on Exaone4ForCausalLM: SGLang's exaone4.py (L164-166) then windows no "
+                          "layer while the model runner holds the window"));
+  }
+  EXPECT_TRUE(test::has(parse_error(config(exaone + R"("sliding_window_pattern": ["L", "G"], )" + types4)),
+                        "sliding_window_pattern: must be a string such as \"LLLG\" (got [\"L\",\"G\"])"));
+  // With model_type exaone4 the absent keys take Exaone4Config's defaults: sliding_window 4096 and the integer
+  // pattern 4, which SGLang could not load; the error says where the 4 came from.
+  const std::string e = parse_error(config(R"("architectures": ["Exaone4ForCausalLM"], "model_type": "exaone4")"));
+  EXPECT_TRUE(test::has(e, "sliding_window_pattern: 4 with sliding_window 4096 on Exaone4ForCausalLM")) << e;
+  EXPECT_TRUE(test::has(e, "not written: 4, the class default of transformers 5.19's Exaone4Config")) << e;
 }
 
 // Cohere2 (commandr.py L206-210): the layer_types sliding layers get sliding_window itself (no minus one), and the
@@ -596,13 +644,13 @@ TEST(HfConfig, Phi3SmallScaleIsMupAttnMultiplierOverHeadDim) {
 }
 
 // Exaone-4 writes sliding_window_pattern as a string ("LLLG") beside layer_types, which spell the same layers:
-// the string is left to layer_types (its class's window rule is not modelled, so the window is refused as such);
-// without layer_types a string is malformed.
+// on another class the string is left to layer_types (Exaone4ForCausalLM reads it by its own rule:
+// Exaone4WindowsByItsPatternsLength); without layer_types a string is malformed.
 TEST(HfConfig, StringWindowPatternBesideLayerTypes) {
   const std::string types = R"("layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"])";
-  const std::string e = parse_error(config(R"("architectures": ["Exaone4ForCausalLM"], "sliding_window": 4096,
+  const std::string e = parse_error(config(R"("architectures": ["Olmo2ForCausalLM"], "sliding_window": 4096,
                                               "sliding_window_pattern": "LLLG", )" + types));
-  EXPECT_TRUE(test::has(e, "sliding_window: 4096 on Exaone4ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled")) << e;
+  EXPECT_TRUE(test::has(e, "sliding_window: 4096 on Olmo2ForCausalLM: SGLang 0.5.23's window rule for this model class is not modelled")) << e;
   const ModelConfig gemma = parse(config(R"("architectures": ["Gemma3ForCausalLM"], "query_pre_attn_scalar": 64,
                                             "sliding_window": 512, "sliding_window_pattern": "LLLG", )" + types));
   EXPECT_EQ(gemma.sliding_window, 512);

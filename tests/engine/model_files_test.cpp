@@ -87,6 +87,9 @@ const RealModel kModels[] = {
     // pins, Gemma3TextConfig keys its rope parameters by layer type, so get_context_length finds no factor and the
     // context stays 131072 (it was 131072 x 8 under transformers 4); the construction is GPT-OSS's (two wrapper sets).
     {"gemma-3-12b-it.json", "gemma-3-12b-it", 16, 8, 131072, true, false, 461979664},
+    // EXAONE-4.0-32B: three layers of four windowed ("LLLG", sliding_window 4096), so two wrapper sets as GPT-OSS;
+    // llama3 rope_scaling leaves the context at 131072 (SGLang's get_context_length takes no llama3 factor).
+    {"exaone-4.0-32b/config.json", "exaone-4.0-32b", 40, 8, 131072, true, false, 461979664},
 };
 
 std::int64_t phase(const MemoryReport& r, const std::string& b, const std::string& p, bool pinned = false) {
@@ -282,7 +285,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ValidateRun{"gemma-2-9b.json", "gemma-2-9b", "--layers 2 --kv-len 4150 --prefix-len 4120"},
                       ValidateRun{"llama-3.1-70b.json", "llama-3.1-70b", "--layers 2 --kv-len 100 --prefix-len 40"},
                       // Scale attention_multiplier 1/128, not 128**-0.5: every backend and the reference take it.
-                      ValidateRun{"granite-3.1-8b.json", "granite-3.1-8b", "--layers 2 --kv-len 100 --prefix-len 40"}),
+                      ValidateRun{"granite-3.1-8b.json", "granite-3.1-8b", "--layers 2 --kv-len 100 --prefix-len 40"},
+                      // 4 layers: "LLLG" windows layers 0-2 (4095 keys each), layer 3 global; 40 / 8 heads (GQA 5).
+                      ValidateRun{"exaone-4.0-32b/config.json", "exaone-4.0-32b", "--layers 4 --kv-len 4150 --prefix-len 4120"}),
     [](const ::testing::TestParamInfo<ValidateRun>& i) {
       std::string n = i.param.name;
       for (char& c : n)
