@@ -1012,6 +1012,10 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
                                      (head_dim_from_hidden ? " (" + m.architecture + " derives head_dim from them)"
                                                            : std::string(" (and there is no head_dim)")));
     m.head_dim = *hidden / m.num_attention_heads;
+    if (m.head_dim > 1024)  // the head_dim key's own range
+      r.fail(tp + "hidden_size", std::to_string(*hidden) + " / num_attention_heads " +
+                                     std::to_string(m.num_attention_heads) + " gives head_dim " +
+                                     std::to_string(m.head_dim) + ", above 1024");
     m.head_dim_from = "derived as " + tp + "hidden_size " + std::to_string(*hidden) + " / num_attention_heads " +
                       std::to_string(m.num_attention_heads);
   }

@@ -705,6 +705,10 @@ TEST(HfConfig, DuplicateKeysMlaAndChunkedAttentionAreRefusedGemma2Alternates) {
               std::string("--model m.json: architectures: ") + enc +
                   ": an encoder-only / bidirectional model (SGLang builds its attention as ENCODER_ONLY: non-causal, "
                   "no decode) is not modelled; attnbench models causal decoders");
+  // A derived head_dim keeps the head_dim key's range (model_fuzz found Cohere2's hidden_size 204096 / 64 heads).
+  EXPECT_EQ(parse_error(config(R"("architectures": ["Cohere2ForCausalLM"], "hidden_size": 204096, "num_attention_heads": 64,
+                                  "num_key_value_heads": 8)")),
+            "--model m.json: hidden_size: 204096 / num_attention_heads 64 gives head_dim 3189, above 1024");
   // EmbeddingGemma: a Gemma-3 text config with use_bidirectional_attention true (gemma3_causal.py L238-245:
   // DECODER_BIDIRECTIONAL) is refused; false or null is a causal Gemma-3, and other classes ignore the key.
   const std::string gemma3 = R"("architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
