@@ -371,7 +371,7 @@ void read_windows(const ConfigReader& r, const json& tc, const std::string& tp, 
   const std::optional<bool> use = r.boolean(tc, tp, "use_sliding_window");
   // sliding_window_pattern is an integer (Gemma-3: every Nth layer global); a string ("LLLG", Exaone-4's) beside
   // layer_types, which spells the same per layer, is left to layer_types.
-  // (Exaone4ForCausalLM reads its string pattern by its own rule: read_exaone4_windows.)
+  // (Exaone4ForCausalLM reads its string pattern by its own rule: exaone4_windowed.)
   const bool exaone4 = m.architecture == "Exaone4ForCausalLM";
   const json* pattern_value = ConfigReader::find(tc, "sliding_window_pattern");
   const bool pattern_spelled_by_types =
@@ -996,9 +996,12 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
       "Olmo2ForCausalLM",      "StableLmForCausalLM", "Starcoder2ForCausalLM", "InternLM2ForCausalLM",
       "PersimmonForCausalLM"};
   const bool head_dim_from_hidden = kHeadDimFromHidden.count(m.architecture) > 0;
-  const std::optional<int> head_dim_key = r.integer(tc, tp, "head_dim", 1, 1024);
+  constexpr int kMaxHeadDim = 1024;  // a written head_dim's range, and a derived one's
+  const std::optional<int> head_dim_key = r.integer(tc, tp, "head_dim", 1, kMaxHeadDim);
   if (head_dim_key && !head_dim_from_hidden) {
     m.head_dim = *head_dim_key;
+    m.head_dim_from = tp + "head_dim";
+    if (const std::string n = r.note(tp + "head_dim"); !n.empty()) m.head_dim_from += " [" + n + "]";
   } else if (is_grok(m.architecture)) {
     m.head_dim = 128;  // models/grok.py, Grok1Attention: self.head_dim = getattr(config, "head_dim", 128)
   } else {
@@ -1012,16 +1015,12 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& source, co
                                      (head_dim_from_hidden ? " (" + m.architecture + " derives head_dim from them)"
                                                            : std::string(" (and there is no head_dim)")));
     m.head_dim = *hidden / m.num_attention_heads;
-    if (m.head_dim > 1024)  // the head_dim key's own range
+    if (m.head_dim > kMaxHeadDim)
       r.fail(tp + "hidden_size", std::to_string(*hidden) + " / num_attention_heads " +
                                      std::to_string(m.num_attention_heads) + " gives head_dim " +
-                                     std::to_string(m.head_dim) + ", above 1024");
+                                     std::to_string(m.head_dim) + ", above " + std::to_string(kMaxHeadDim));
     m.head_dim_from = "derived as " + tp + "hidden_size " + std::to_string(*hidden) + " / num_attention_heads " +
                       std::to_string(m.num_attention_heads);
-  }
-  if (m.head_dim_from.empty()) {
-    m.head_dim_from = is_grok(m.architecture) && !head_dim_key ? "Grok-1's fixed 128" : tp + "head_dim";
-    if (const std::string n = r.note(tp + "head_dim"); !n.empty()) m.head_dim_from += " [" + n + "]";
   }
   m.context_len = read_context_len(r, tc, tp, rope_by_layer_type(root_model_type, text_model_type, m.architecture));
   m.dtype = read_dtype(r, root, dtype_obj ? *dtype_obj : root, dtype_prefix, model_type, m.architecture);
