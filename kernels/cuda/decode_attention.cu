@@ -171,6 +171,10 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   float* part_lse;  // [total_q, num_chunks, Hq]
   int* semaphores;  // [batch, Hkv, row_groups], zero between launches: the merge in the kernel (XQA), or nullptr
   bool tail;        // kSplitKvTail in force (num_chunks = kTailChunks; tail_split): big chunks first, then the pieces
+  // Launched as a programmatic dependent of the step's KV write (AttentionParams::after_kv_write; kv_write_overlap):
+  // a CTA waits for the write before its first K / V copy only where its keys reach this step's keys.
+  bool after_kv_write;
+  bool skip_kv_write_wait;  // ATTNBENCH_DECODE_KV_OVERLAP=nowait: no CTA waits (unsafe; shows the GPU test catches it)
 };
 
 // Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
@@ -528,6 +532,10 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
 
   extern __shared__ __align__(128) unsigned char smem[];
   const std::uint32_t smem_base = smem_addr(smem);
+  // After the step's KV write the grid's last CTA waits for the write whatever it reads (before any early return),
+  // so that this grid never completes before the write: what follows it in the stream waits for both.
+  const bool waits_for_write = a.after_kv_write && !a.skip_kv_write_wait;
+  if (waits_for_write && blockIdx.x == gridDim.x - 1) cuda_detail::wait_prerequisite_grids();
 
   int bid = blockIdx.x;
   int chunk;
@@ -708,6 +716,14 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     for (int s = 0; s < kStages - 1 && s < num_tiles; ++s) ring[s * kTileKeys + threadIdx.x] = *index_src(s, threadIdx.x);
   }
   __syncthreads();
+  // After the step's KV write (kv_write_overlap): q, the lengths and the indices above were written before the write
+  // began; the keys the write stores are each request's last q_len (at most from its first query's position on).
+  // Only a CTA whose keys reach them waits for the write's grid, here, before its first K / V copy (the copies read
+  // only keys in [kbeg, kend): issue() zero-fills past kend); the others stream their keys under the write.
+  if (waits_for_write) {
+    const int written_lo = max(0, min(ri.kv_len - ri.q_len, ri.q_pos0 - ri.kv_pos0));
+    if (kend > kbeg && kend > written_lo) cuda_detail::wait_prerequisite_grids();
+  }
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < num_tiles) issue(s);
@@ -1095,14 +1111,12 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid, live);
     return;
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // This CTA's outputs are written (with a split, its partial states; without one no dependent follows and the
   // trigger does nothing): the merge kernel, launched as a programmatic dependent (launch_merge), may start its
   // launch; its griddepcontrol.wait still waits for this grid's completion and memory flush before it reads them.
   // FlashInfer's split-KV kernels trigger at the same point, after their output writes (0.7.2
   // include/flashinfer/attention/prefill.cuh L3422 / L4350, decode.cuh likewise).
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  cuda_detail::release_dependent_grids();
 }
 
 // Merge of the split-KV partial states. `W` warps share one (query row, head): each takes a contiguous range
@@ -1121,11 +1135,9 @@ __host__ __device__ constexpr int merge_warps_per_item(int num_chunks) {
 template <bool kBf16>
 __global__ void __launch_bounds__(kMergeWarpsPerBlock * 32) decode_merge_kernel(const DecodeArgs a, int head_dim) {
   __shared__ float4 partial[kMergeWarpsPerBlock][32];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Launched as a programmatic dependent of the decode kernel (launch_merge): wait for that grid's completion
   // and memory flush before the first read of its partial states (a no-op after a plain launch).
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  cuda_detail::wait_prerequisite_grids();
   const int Hq = a.num_qo_heads;
   const int C = a.num_chunks;
   const int W = merge_warps_per_item(C);
@@ -1307,8 +1319,19 @@ void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
     ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   });
-  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW><<<grid, 32 * kW, smem, stream>>>(a);
-  ATTNBENCH_CUDA_CHECK_LAUNCH();
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(32 * kW);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute pdl = {};
+  if (a.after_kv_write) {  // (launch_args: kv_write_overlap)
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &pdl;
+    cfg.numAttrs = 1;
+  }
+  ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>, a));
 }
 
 // ATTNBENCH_DECODE_WARPS=1, 2, 4 or 8 forces the CTA shape where it is compiled (the GPU tests run each); unset or
@@ -1342,6 +1365,23 @@ bool merge_pdl() {
   const char* e = std::getenv("ATTNBENCH_DECODE_PDL");
   if (e != nullptr && std::string(e) == "0") return false;
   return device_facts().major >= 9;
+}
+
+// The decode launch right after the step's KV write (AttentionParams::after_kv_write) as a programmatic dependent of
+// that write on compute capability >= 9, the write's CTAs releasing it first (KvWriteParams::release_dependents):
+// the decode CTAs whose keys stop short of this step's keys read theirs while the write runs, the others wait for it
+// before their first K / V copy (decode_mma_kernel). In SGLang 0.5.23 the write (set_kv_buffer, or the fused fp8
+// write) releases nothing and FlashInfer's decode / XQA kernels wait first (griddepcontrol.wait as the first
+// statement where launched with PDL), so there the attention starts after the write has ended: the overlap is
+// attnbench's kernel design, like the tail split, and the README says what it is worth.
+// ATTNBENCH_DECODE_KV_OVERLAP=0 launches plainly (an A/B knob); =nowait launches dependently with no CTA waiting,
+// which is wrong (it exists so that a GPU run can show DecodeAttention.OverlapsTheKvWrite catching it).
+enum class KvOverlap { off, on, nowait };
+KvOverlap kv_write_overlap() {
+  const char* e = std::getenv("ATTNBENCH_DECODE_KV_OVERLAP");
+  const std::string v = e != nullptr ? e : "";
+  if (v == "0" || device_facts().major < 9) return KvOverlap::off;
+  return v == "nowait" ? KvOverlap::nowait : KvOverlap::on;
 }
 
 std::int64_t grid_ctas(const DecodeArgs& a) {
@@ -1559,6 +1599,11 @@ R by_head_dim(const AttentionParams& p, R fallback, F&& f) {
 DecodeArgs launch_args(const AttentionParams& p) {
   DecodeArgs a = make_args(p);
   if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
+  if (p.after_kv_write) {
+    const KvOverlap overlap = kv_write_overlap();
+    a.after_kv_write = overlap != KvOverlap::off;
+    a.skip_kv_write_wait = overlap == KvOverlap::nowait;
+  }
   a.tail = by_head_dim(p, false, [&]<int D, int kFp8>() {
     resolve_tail_split<D, kFp8>(a);
     return a.tail;
@@ -1628,7 +1673,7 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
     }
   }
   if (p.head_dim <= kGenericMaxHeadDim) {
-    a.split = a.tail = false;
+    a.split = a.tail = a.after_kv_write = false;  // (a plain launch)
     a.num_chunks = 1;
     a.semaphores = nullptr;
     return run_generic(a, p.dtype, p.head_dim, s);

@@ -1143,6 +1143,134 @@ TEST(DecodeAttention, MergeAsDependentLaunchEqualsPlain) {
   }
 }
 
+// The decode launch after the step's KV write (AttentionParams::after_kv_write: a programmatic dependent of the write,
+// which releases it at once; only the CTAs whose keys reach this step's keys wait for the write). Per case this step's
+// pool rows (each request's last q_len keys) are poisoned first (a plain write of NaN rows), then write_kv stores them
+// and the decode reads them: its output equals the plain sequence's bytes (ATTNBENCH_DECODE_KV_OVERLAP=0), which match
+// the CPU twin, eagerly x 8 and in graph replays x 4. The fp8 tail split and the in-kernel merge, the merge kernel
+// (write -> decode -> merge, two dependent launches), and many short requests whose this-step keys sit in the first
+// tile a CTA reads under a long write (where a missing wait reads NaN: a GPU run with ATTNBENCH_DECODE_KV_OVERLAP=
+// nowait shows this test failing).
+TEST(DecodeAttention, OverlapsTheKvWrite) {
+  ATTNBENCH_REQUIRE_GPU();
+  auto dev = make_device(DeviceChoice::cuda);
+  std::vector<Spec> specs(4);
+  specs[0].hq = 32;  // Llama-3.1-8B's heads over fp8 e4m3: the tail split, merged in the kernel
+  specs[0].hkv = 8;
+  specs[0].page_size = 64;
+  specs[0].kv_fp8 = DType::fp8_e4m3;
+  specs[0].k_scale = 0.75f;
+  specs[0].v_scale = 1.25f;
+  specs[0].split = Split::tail;
+  specs[0].max_chunks = kTailChunks;
+  specs[0].kv_lens = {1, 17, 64, 65, 300, 16385, 20000};
+  specs[0].semaphores = merge_groups(specs[0]);
+  specs[1].hq = 32;  // bf16 over token indices, split evenly and merged by the merge kernel
+  specs[1].hkv = 8;
+  specs[1].addressing = KvAddressing::token_indices;
+  specs[1].kv_lens = {2, 1000, 4000, 1, 16385};
+  specs[1].split = Split::even;
+  specs[1].max_chunks = 2;
+  specs[2].hq = 16;  // verify rows (q_len 4) over fp16 pages of 16, no split
+  specs[2].hkv = 8;
+  specs[2].dtype = DType::fp16;
+  specs[2].q_len = 4;
+  specs[2].kv_lens = {4, 5, 63, 64, 700};
+  specs[3].hq = 8;  // 256 requests of 8..99 keys, 8 new a request: a 4 MiB write under one-tile CTAs
+  specs[3].hkv = 8;
+  specs[3].q_len = 8;
+  specs[3].kv_lens.clear();
+  for (int i = 0; i < 256; ++i) specs[3].kv_lens.push_back(8 + (i * 37) % 92);
+  for (std::size_t c = 0; c < specs.size(); ++c) {
+    Spec& s = specs[c];
+    s.seed = 1800 + c;
+    SCOPED_TRACE(s.name());
+    HostCase h = make_case(s);
+    DeviceCase d = to_device(*dev, h);
+    // This step's rows: slot and the k / v the step writes there (the pool's values, in the model dtype; an fp8
+    // value times its scale is exact in bf16 / fp16, so the write stores the same codes).
+    const DType kvt = is_fp8(s.kv_fp8) ? s.kv_fp8 : s.dtype;
+    const float ks = is_fp8(s.kv_fp8) ? s.k_scale : 1.0f, vs = is_fp8(s.kv_fp8) ? s.v_scale : 1.0f;
+    const std::int64_t row = static_cast<std::int64_t>(s.hkv) * s.dim;
+    std::vector<std::int64_t> slots;
+    for (int i = 0; i < h.bs; ++i)
+      for (int m = h.kv_lens[i] - s.q_len; m < h.kv_lens[i]; ++m)
+        slots.push_back(s.addressing == KvAddressing::block_table
+                            ? static_cast<std::int64_t>(h.page_table[i * h.page_table_stride + m / s.page_size]) *
+                                      s.page_size + m % s.page_size
+                            : h.kv_indices[h.kv_indptr[i] + m]);
+    const std::int64_t T = static_cast<std::int64_t>(slots.size());
+    std::vector<std::uint8_t> k_new(static_cast<std::size_t>(T * row * dtype_size(s.dtype)));
+    std::vector<std::uint8_t> v_new(k_new.size()), nan_rows(k_new.size(), 0xFF);
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t e = 0; e < row; ++e) {
+        store_from_float(k_new.data(), t * row + e, s.dtype, load_as_float(h.k.data(), slots[t] * row + e, kvt) * ks);
+        store_from_float(v_new.data(), t * row + e, s.dtype, load_as_float(h.v.data(), slots[t] * row + e, kvt) * vs);
+      }
+    Buffer dk = upload(*dev, k_new, "test.k_new"), dv = upload(*dev, v_new, "test.v_new");
+    Buffer dnan = upload(*dev, nan_rows, "test.nan_rows"), dloc = upload(*dev, slots, "test.out_cache_loc");
+    KvWriteParams w;
+    w.k_new = dk.data();
+    w.v_new = dv.data();
+    w.out_cache_loc = dloc.as<std::int64_t>();
+    w.k_cache = d.k.data();
+    w.v_cache = d.v.data();
+    w.num_tokens = static_cast<int>(T);
+    w.num_kv_heads = s.hkv;
+    w.head_dim = s.dim;
+    w.dtype = s.dtype;
+    w.cache_fp8 = s.kv_fp8;
+    w.k_scale = ks;
+    w.v_scale = vs;
+    w.release_dependents = true;
+    KvWriteParams poison = w;
+    poison.k_new = poison.v_new = dnan.data();
+    poison.release_dependents = false;
+    AttentionParams p = d.p;
+    p.after_kv_write = true;
+    auto step = [&] {  // the backend's forward_decode: the releasing write, then the dependent decode
+      dev->kernels().write_kv(w, dev->stream());
+      dev->kernels().attention_decode(p, dev->stream());
+    };
+    auto poison_and_run = [&](const std::function<void()>& run) {
+      dev->kernels().write_kv(poison, dev->stream());
+      dev->memset(d.o.data(), 0xFF, d.o.bytes());
+      dev->memset(d.lse.data(), 0xFF, d.lse.bytes());
+      if (d.workspace.allocated()) dev->memset(d.workspace.data(), 0xFF, d.workspace.bytes());
+      run();
+      return read_outputs(*dev, h, d);
+    };
+    std::pair<std::vector<std::uint8_t>, std::vector<float>> plain;
+    {
+      ScopedEnv off("ATTNBENCH_DECODE_KV_OVERLAP", "0");
+      plain = poison_and_run(step);
+    }
+    {  // the write restored the pool exactly, and the plain sequence matches the CPU twin
+      std::vector<std::uint8_t> k(h.k.size()), v(h.v.size());
+      dev->copy(k.data(), d.k.data(), static_cast<std::int64_t>(k.size()));
+      dev->copy(v.data(), d.v.data(), static_cast<std::int64_t>(v.size()));
+      dev->synchronize();
+      ASSERT_TRUE(k == h.k && v == h.v) << "the step's write does not restore the pool: the case is wrong";
+      const Errors e = run_and_compare(*dev, h, d);
+      EXPECT_LE(e.max_abs, tolerance(s.dtype));
+      EXPECT_LE(e.lse_max_abs, 1e-3);
+      std::vector<std::uint8_t> o(h.o.size());
+      dev->copy(o.data(), d.o.data(), static_cast<std::int64_t>(o.size()));
+      dev->synchronize();
+      EXPECT_TRUE(o == plain.first) << "the plain sequence is not the decode of the written pool";
+    }
+    auto expect_plain = [&](const std::pair<std::vector<std::uint8_t>, std::vector<float>>& got, const char* how,
+                            int rep) {
+      EXPECT_EQ(0, std::memcmp(got.first.data(), plain.first.data(), plain.first.size())) << how << " " << rep;
+      EXPECT_EQ(0, std::memcmp(got.second.data(), plain.second.data(), plain.second.size() * 4)) << how << " " << rep;
+    };
+    for (int rep = 0; rep < 8; ++rep) expect_plain(poison_and_run(step), "eager", rep);
+    auto graph = dev->capture(step);
+    for (int rep = 0; rep < 4; ++rep) expect_plain(poison_and_run([&] { graph->replay(); }), "replay", rep);
+    if (d.semaphores.allocated()) expect_semaphores_zero(*dev, d);
+  }
+}
+
 TEST(DecodeAttention, RejectsWhatItCannotRun) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
