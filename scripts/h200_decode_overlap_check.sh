@@ -5,7 +5,8 @@
 # (scripts/hopper_device_check.sh step build) unless build-h200 holds the binaries; the overlap's GPU test, and the same
 # test with ATTNBENCH_DECODE_KV_OVERLAP=nowait (no CTA waits: the test must fail there); the A/B of the overlap
 # against the plain launch (scripts/h200_decode_env_ab.sh, ENV_B='ATTNBENCH_DECODE_KV_OVERLAP=0', every Llama-3.1-8B
-# decode row of configs/fp8-evidence.toml and configs/pr-evidence.toml, trtllm_mha and flashinfer, 3 rounds); the
+# decode row of configs/fp8-evidence.toml and configs/pr-evidence.toml, trtllm_mha and flashinfer, 3 rounds); the tail
+# pieces' size at b=16 x 16k (ATTNBENCH_DECODE_TAIL_DIV=16 and 64 against the committed span / 32); the
 # issue's read-dominated fp8 decode shapes (b=16 x 16k, b=64 and 256) on both backends, graph timing; the decode,
 # small-kernel and graph-row GPU tests; compute-sanitizer memcheck and racecheck on the overlap's test.
 # Logs go to a work folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after every step.
@@ -37,6 +38,11 @@ at "overlap test, nowait (must fail) rc=$? $(grep -cE 'Failure' "$W/overlap-test
 OUT="$W/ab" ENV_B='ATTNBENCH_DECODE_KV_OVERLAP=0' ROUNDS=3 BACKEND=trtllm_mha,flashinfer \
   timeout 300 scripts/h200_decode_env_ab.sh >"$W/ab.log" 2>&1
 at "a/b rc=$?"; cat "$W/ab/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
+for div in 16 64; do  # the tail pieces' size (span / 32 committed): b=16 x 16k, trtllm_mha
+  OUT="$W/div$div" ENV_B="ATTNBENCH_DECODE_TAIL_DIV=$div" ROUNDS=3 BACKEND=trtllm_mha \
+    FILTER='^decode/llama-3.1-8b/L=6/b=16/kv=16384/' timeout 150 scripts/h200_decode_env_ab.sh >"$W/div$div.log" 2>&1
+  at "tail div $div a/b rc=$?"; grep '^fp8' "$W/div$div/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
+done
 mkdir -p "$W/final"
 timeout 200 build-h200/attnbench run --config configs/fp8-evidence.toml \
   --filter '^decode/llama-3.1-8b/L=6/b=(16/kv=16384|64|256)/' --timing graph --device cuda \

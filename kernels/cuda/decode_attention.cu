@@ -171,6 +171,7 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   float* part_lse;  // [total_q, num_chunks, Hq]
   int* semaphores;  // [batch, Hkv, row_groups], zero between launches: the merge in the kernel (XQA), or nullptr
   bool tail;        // kSplitKvTail in force (num_chunks = kTailChunks; tail_split): big chunks first, then the pieces
+  int tail_div;     // a tail piece holds span / tail_div keys (tail_piece)
   // Launched as a programmatic dependent of the step's KV write (AttentionParams::after_kv_write; kv_write_overlap):
   // a CTA waits for the write before its first K / V copy only where its keys reach this step's keys.
   bool after_kv_write;
@@ -200,7 +201,10 @@ __device__ __forceinline__ std::int64_t kv_slot(const DecodeArgs& a, int req, in
 }
 
 // kSplitKvTail: the keys of each of the two tail pieces of a span (0: no pieces, the even 2-chunk split).
-__device__ __forceinline__ int tail_piece(int span) { return span >= kTailMinSpan ? span / 32 / 64 * 64 : 0; }
+// span / tail_div keys (32 unless ATTNBENCH_DECODE_TAIL_DIV says otherwise: resolve_tail_split), in whole 64-key tiles.
+__device__ __forceinline__ int tail_piece(const DecodeArgs& a, int span) {
+  return span >= kTailMinSpan ? span / a.tail_div / 64 * 64 : 0;
+}
 
 // Keys [b, e) of KV chunk `chunk` (params.hpp, split-KV). Without a split, chunk 0 takes every key.
 // The even split (TRTLLM's multi-CTA mode) divides only the keys some row of the request can see,
@@ -216,7 +220,7 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
   int cs = a.kv_chunk_size_ptr ? *a.kv_chunk_size_ptr : a.kv_chunk_size;
   if (a.tail) {  // kSplitKvTail: chunks 0, 1 the even split of the span less the pieces, chunks 2, 3 the pieces
     const int span = max(0, span_hi - span_lo);
-    const int piece = tail_piece(span);
+    const int piece = tail_piece(a, span);
     const int big_hi = span_hi - 2 * piece;
     if (chunk >= 2) {
       b = big_hi + (chunk - 2) * piece;
@@ -568,7 +572,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   visible_keys(a, ri, ri.q_len - 1, unused_lo, span_hi);
   // kSplitKvTail: a span too short for pieces has 2 chunks; its pieces' CTAs leave at once (nothing written, not
   // counted: the merge counts and reads `live` chunks).
-  const int live = !a.tail ? a.num_chunks : (tail_piece(max(0, span_hi - span_lo)) > 0 ? kTailChunks : 2);
+  const int live = !a.tail ? a.num_chunks : (tail_piece(a, max(0, span_hi - span_lo)) > 0 ? kTailChunks : 2);
   if (chunk >= live) return;
   int cbeg, cend;
   chunk_range(a, ri.kv_len, span_lo, span_hi, chunk, cbeg, cend);
@@ -1454,7 +1458,13 @@ void resolve_tail_split(DecodeArgs& a) {
   const char* e = std::getenv("ATTNBENCH_DECODE_TAIL");
   const bool knob_off = e != nullptr && std::string(e) == "0";
   const bool wide = a.group * a.max_q_len <= 8 && small_m_warps<D, kFp8>(rule_grid(a), 2) == 8;
-  if (wide && a.semaphores != nullptr && !knob_off) return;
+  if (wide && a.semaphores != nullptr && !knob_off) {
+    // ATTNBENCH_DECODE_TAIL_DIV=8..256: pieces of span / N keys instead of span / 32 (an experiment's knob).
+    const char* d = std::getenv("ATTNBENCH_DECODE_TAIL_DIV");
+    const int div = d != nullptr ? std::atoi(d) : 0;
+    a.tail_div = div >= 8 && div <= 256 ? div : 32;
+    return;
+  }
   a.tail = false;
   a.num_chunks = 2;
   a.kv_chunk_size = kSplitKvEven;
