@@ -6,7 +6,7 @@
 # the overlap against the plain launch (scripts/h200_decode_env_ab.sh, ENV_B='ATTNBENCH_DECODE_KV_OVERLAP=0', the
 # Llama-3.1-8B b=16 decode rows of configs/fp8-evidence.toml and configs/pr-evidence.toml, trtllm_mha and flashinfer,
 # 3 rounds); the issue's read-dominated fp8 decode shapes (b=16 x 16k, b=64 and 256) on both backends, graph timing;
-# the decode, small-kernel and graph-row GPU tests; the overlap's test with ATTNBENCH_DECODE_KV_OVERLAP=nowait (no CTA
+# the decode, small-kernel and graph-row GPU tests; the overlap's test with ATTNBENCH_DECODE_KV_OVERLAP_TEST=nowait (no CTA
 # waits: it must fail there); memcheck on it; the tail pieces' size at b=16 x 16k (ATTNBENCH_DECODE_TAIL_DIV=16 and
 # 64 against the committed span / 32); the A/B at b = 1, 64, 256 (2 rounds); racecheck on the overlap's test.
 # Logs go to a work folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after every step.
@@ -18,6 +18,7 @@ name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "$name" | tee "$OUT/gpu.txt"
 case "$name" in *H200*) ;; *H100*) [ "${ALLOW_H100:-0}" = 1 ] || { echo "not an H200: nothing run"; exit 0; } ;;
   *) echo "not a Hopper card: nothing run"; exit 0 ;; esac
+export ATTNBENCH_DECODE_KV_OVERLAP=1  # (kKvOverlapByDefault is false until this run has said yes)
 W=/tmp/overlap-check
 rm -rf "$W" && mkdir -p "$W" && cp "$OUT/gpu.txt" "$W/"
 t0=$(date +%s)
@@ -42,7 +43,7 @@ timeout 200 build-h200/attnbench run --config configs/fp8-evidence.toml \
 at "final rc=$? $(tail -1 "$W/final/run.log" | cut -c1-200)"
 timeout 240 $T --gtest_filter='DecodeAttention.*:SmallKernels.*:GraphRows.*' >"$W/gpu-tests.log" 2>&1
 at "decode / small-kernel / graph-row tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/gpu-tests.log" | tr '\n' ' ')"
-ATTNBENCH_DECODE_KV_OVERLAP=nowait timeout 120 $T --gtest_filter='DecodeAttention.OverlapsTheKvWrite' \
+ATTNBENCH_DECODE_KV_OVERLAP_TEST=nowait timeout 120 $T --gtest_filter='DecodeAttention.OverlapsTheKvWrite' \
   >"$W/overlap-test-nowait.log" 2>&1
 at "overlap test, nowait (must fail) rc=$? $(grep -cE 'Failure' "$W/overlap-test-nowait.log") failures"
 timeout 150 compute-sanitizer --tool memcheck $T --gtest_filter=DecodeAttention.OverlapsTheKvWrite >"$W/memcheck.log" 2>&1

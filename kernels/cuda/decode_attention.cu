@@ -1378,13 +1378,15 @@ bool merge_pdl() {
 // write) releases nothing and FlashInfer's decode / XQA kernels wait first (griddepcontrol.wait as the first
 // statement where launched with PDL), so there the attention starts after the write has ended: the overlap is
 // attnbench's kernel design, like the tail split, and the README says what it is worth.
-// ATTNBENCH_DECODE_KV_OVERLAP=0 launches plainly (an A/B knob); =nowait launches dependently with no CTA waiting,
-// which is wrong (it exists so that a GPU run can show DecodeAttention.OverlapsTheKvWrite catching it).
+// Off until measured on a GPU (kKvOverlapByDefault): ATTNBENCH_DECODE_KV_OVERLAP=1 takes it, =0 the plain launch (an
+// A/B knob); =nowait launches dependently with no CTA waiting, which is wrong (it exists so that a GPU run can show
+// DecodeAttention.OverlapsTheKvWrite catching it).
+inline constexpr bool kKvOverlapByDefault = false;
 enum class KvOverlap { off, on, nowait };
 KvOverlap kv_write_overlap() {
   const char* e = std::getenv("ATTNBENCH_DECODE_KV_OVERLAP");
   const std::string v = e != nullptr ? e : "";
-  if (v == "0" || device_facts().major < 9) return KvOverlap::off;
+  if (device_facts().major < 9 || v == "0" || (v.empty() && !kKvOverlapByDefault)) return KvOverlap::off;
   return v == "nowait" ? KvOverlap::nowait : KvOverlap::on;
 }
 
