@@ -26,6 +26,7 @@ at() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; tar -C 
 [ -d .carry/prefix ] || tar -C .carry -xzf .carry/pfx/prefix.tgz
 P="$PWD/.carry/prefix"
 export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -f .carry/bz/bin.tgz ] && mkdir -p .carry/bin && tar -C .carry/bin -xzf .carry/bz/bin.tgz  # (carried packed)
 if [ -x .carry/bin/attnbench ] && [ -x .carry/bin/attnbench_gpu_tests ]; then  # binaries built elsewhere (sm_90a)
   mkdir -p build-h200 "$W/build" && cp .carry/bin/attnbench .carry/bin/attnbench_gpu_tests build-h200/ &&
     echo "carried binaries" >"$W/build/summary.txt"
