@@ -36,10 +36,6 @@ struct KvWriteParams {
   DType cache_fp8 = DType::bf16;  // fp8_e4m3 / fp8_e5m2: the cache's format; any other value: the cache is in dtype
   float k_scale = 1.0f;
   float v_scale = 1.0f;
-  // The CUDA kernel lets a programmatic dependent launch start at once (griddepcontrol.launch_dependents first):
-  // the decode kernel launched with AttentionParams::after_kv_write, whose CTAs that read a key this write stores
-  // wait for it and the others read under it. A no-op when no such launch follows; CPU kernels ignore it.
-  bool release_dependents = false;
 };
 
 // Per-request lengths and their prefix sums (SGLang does these with torch ops on the device):
@@ -176,11 +172,6 @@ struct AttentionParams {
   // decode_attention.cu merge_in_kernel). CPU kernels ignore it.
   std::int32_t* merge_semaphores = nullptr;
   std::int64_t merge_semaphore_count = 0;
-  // The launch directly follows, on the same stream and with no launch between, the write_kv of this step's keys
-  // (each request's last q_len keys; KvWriteParams::release_dependents): on compute capability >= 9 the CUDA decode
-  // kernel then starts as a programmatic dependent of that write, and only its CTAs whose keys reach this step's
-  // keys wait for the write (kernels/cuda/decode_attention.cu, after_kv_write). CPU kernels ignore it.
-  bool after_kv_write = false;
 };
 
 // The storage dtype of an op's k / v and q (see kv_fp8 above).

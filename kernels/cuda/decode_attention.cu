@@ -171,11 +171,6 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   float* part_lse;  // [total_q, num_chunks, Hq]
   int* semaphores;  // [batch, Hkv, row_groups], zero between launches: the merge in the kernel (XQA), or nullptr
   bool tail;        // kSplitKvTail in force (num_chunks = kTailChunks; tail_split): big chunks first, then the pieces
-  int tail_div;     // a tail piece holds span / tail_div keys (tail_piece)
-  // Launched as a programmatic dependent of the step's KV write (AttentionParams::after_kv_write; kv_write_overlap):
-  // a CTA waits for the write before its first K / V copy only where its keys reach this step's keys.
-  bool after_kv_write;
-  bool skip_kv_write_wait;  // ATTNBENCH_DECODE_KV_OVERLAP=nowait: no CTA waits (unsafe; shows the GPU test catches it)
 };
 
 // Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
@@ -201,10 +196,7 @@ __device__ __forceinline__ std::int64_t kv_slot(const DecodeArgs& a, int req, in
 }
 
 // kSplitKvTail: the keys of each of the two tail pieces of a span (0: no pieces, the even 2-chunk split).
-// span / tail_div keys (32 unless ATTNBENCH_DECODE_TAIL_DIV says otherwise: resolve_tail_split), in whole 64-key tiles.
-__device__ __forceinline__ int tail_piece(const DecodeArgs& a, int span) {
-  return span >= kTailMinSpan ? span / a.tail_div / 64 * 64 : 0;
-}
+__device__ __forceinline__ int tail_piece(int span) { return span >= kTailMinSpan ? span / 32 / 64 * 64 : 0; }
 
 // Keys [b, e) of KV chunk `chunk` (params.hpp, split-KV). Without a split, chunk 0 takes every key.
 // The even split (TRTLLM's multi-CTA mode) divides only the keys some row of the request can see,
@@ -220,7 +212,7 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
   int cs = a.kv_chunk_size_ptr ? *a.kv_chunk_size_ptr : a.kv_chunk_size;
   if (a.tail) {  // kSplitKvTail: chunks 0, 1 the even split of the span less the pieces, chunks 2, 3 the pieces
     const int span = max(0, span_hi - span_lo);
-    const int piece = tail_piece(a, span);
+    const int piece = tail_piece(span);
     const int big_hi = span_hi - 2 * piece;
     if (chunk >= 2) {
       b = big_hi + (chunk - 2) * piece;
@@ -536,10 +528,6 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
 
   extern __shared__ __align__(128) unsigned char smem[];
   const std::uint32_t smem_base = smem_addr(smem);
-  // After the step's KV write the grid's last CTA waits for the write whatever it reads (before any early return),
-  // so that this grid never completes before the write: what follows it in the stream waits for both.
-  const bool waits_for_write = a.after_kv_write && !a.skip_kv_write_wait;
-  if (waits_for_write && blockIdx.x == gridDim.x - 1) cuda_detail::wait_prerequisite_grids();
 
   int bid = blockIdx.x;
   int chunk;
@@ -572,7 +560,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   visible_keys(a, ri, ri.q_len - 1, unused_lo, span_hi);
   // kSplitKvTail: a span too short for pieces has 2 chunks; its pieces' CTAs leave at once (nothing written, not
   // counted: the merge counts and reads `live` chunks).
-  const int live = !a.tail ? a.num_chunks : (tail_piece(a, max(0, span_hi - span_lo)) > 0 ? kTailChunks : 2);
+  const int live = !a.tail ? a.num_chunks : (tail_piece(max(0, span_hi - span_lo)) > 0 ? kTailChunks : 2);
   if (chunk >= live) return;
   int cbeg, cend;
   chunk_range(a, ri.kv_len, span_lo, span_hi, chunk, cbeg, cend);
@@ -720,14 +708,6 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     for (int s = 0; s < kStages - 1 && s < num_tiles; ++s) ring[s * kTileKeys + threadIdx.x] = *index_src(s, threadIdx.x);
   }
   __syncthreads();
-  // After the step's KV write (kv_write_overlap): q, the lengths and the indices above were written before the write
-  // began; the keys the write stores are each request's last q_len (at most from its first query's position on).
-  // Only a CTA whose keys reach them waits for the write's grid, here, before its first K / V copy (the copies read
-  // only keys in [kbeg, kend): issue() zero-fills past kend); the others stream their keys under the write.
-  if (waits_for_write) {
-    const int written_lo = max(0, min(ri.kv_len - ri.q_len, ri.q_pos0 - ri.kv_pos0));
-    if (kend > kbeg && kend > written_lo) cuda_detail::wait_prerequisite_grids();
-  }
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < num_tiles) issue(s);
@@ -1115,12 +1095,14 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid, live);
     return;
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // This CTA's outputs are written (with a split, its partial states; without one no dependent follows and the
   // trigger does nothing): the merge kernel, launched as a programmatic dependent (launch_merge), may start its
   // launch; its griddepcontrol.wait still waits for this grid's completion and memory flush before it reads them.
   // FlashInfer's split-KV kernels trigger at the same point, after their output writes (0.7.2
   // include/flashinfer/attention/prefill.cuh L3422 / L4350, decode.cuh likewise).
-  cuda_detail::release_dependent_grids();
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 }
 
 // Merge of the split-KV partial states. `W` warps share one (query row, head): each takes a contiguous range
@@ -1139,9 +1121,11 @@ __host__ __device__ constexpr int merge_warps_per_item(int num_chunks) {
 template <bool kBf16>
 __global__ void __launch_bounds__(kMergeWarpsPerBlock * 32) decode_merge_kernel(const DecodeArgs a, int head_dim) {
   __shared__ float4 partial[kMergeWarpsPerBlock][32];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Launched as a programmatic dependent of the decode kernel (launch_merge): wait for that grid's completion
   // and memory flush before the first read of its partial states (a no-op after a plain launch).
-  cuda_detail::wait_prerequisite_grids();
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const int Hq = a.num_qo_heads;
   const int C = a.num_chunks;
   const int W = merge_warps_per_item(C);
@@ -1323,19 +1307,8 @@ void launch_mma(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
     ATTNBENCH_CUDA_CHECK(cudaFuncSetAttribute(decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   });
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(32 * kW);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute pdl = {};
-  if (a.after_kv_write) {  // (launch_args: kv_write_overlap)
-    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    pdl.val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = &pdl;
-    cfg.numAttrs = 1;
-  }
-  ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW>, a));
+  decode_mma_kernel<kBf16, D, kStages, kMinBlocks, kFp8, kSmallM, kW><<<grid, 32 * kW, smem, stream>>>(a);
+  ATTNBENCH_CUDA_CHECK_LAUNCH();
 }
 
 // ATTNBENCH_DECODE_WARPS=1, 2, 4 or 8 forces the CTA shape where it is compiled (the GPU tests run each); unset or
@@ -1369,25 +1342,6 @@ bool merge_pdl() {
   const char* e = std::getenv("ATTNBENCH_DECODE_PDL");
   if (e != nullptr && std::string(e) == "0") return false;
   return device_facts().major >= 9;
-}
-
-// The decode launch right after the step's KV write (AttentionParams::after_kv_write) as a programmatic dependent of
-// that write on compute capability >= 9, the write's CTAs releasing it first (KvWriteParams::release_dependents):
-// the decode CTAs whose keys stop short of this step's keys read theirs while the write runs, the others wait for it
-// before their first K / V copy (decode_mma_kernel). In SGLang 0.5.23 the write (set_kv_buffer, or the fused fp8
-// write) releases nothing and FlashInfer's decode / XQA kernels wait first (griddepcontrol.wait as the first
-// statement where launched with PDL), so there the attention starts after the write has ended: the overlap is
-// attnbench's kernel design, like the tail split, and the README says what it is worth.
-// Off until measured on a GPU (kKvOverlapByDefault): ATTNBENCH_DECODE_KV_OVERLAP=1 takes it, =0 the plain launch (an
-// A/B knob); =nowait launches dependently with no CTA waiting, which is wrong (it exists so that a GPU run can show
-// DecodeAttention.OverlapsTheKvWrite catching it).
-inline constexpr bool kKvOverlapByDefault = false;
-enum class KvOverlap { off, on, nowait };
-KvOverlap kv_write_overlap() {
-  const char* e = std::getenv("ATTNBENCH_DECODE_KV_OVERLAP");
-  const std::string v = e != nullptr ? e : "";
-  if (device_facts().major < 9 || v == "0" || (v.empty() && !kKvOverlapByDefault)) return KvOverlap::off;
-  return v == "nowait" ? KvOverlap::nowait : KvOverlap::on;
 }
 
 std::int64_t grid_ctas(const DecodeArgs& a) {
@@ -1460,13 +1414,7 @@ void resolve_tail_split(DecodeArgs& a) {
   const char* e = std::getenv("ATTNBENCH_DECODE_TAIL");
   const bool knob_off = e != nullptr && std::string(e) == "0";
   const bool wide = a.group * a.max_q_len <= 8 && small_m_warps<D, kFp8>(rule_grid(a), 2) == 8;
-  if (wide && a.semaphores != nullptr && !knob_off) {
-    // ATTNBENCH_DECODE_TAIL_DIV=8..256: pieces of span / N keys instead of span / 32 (an experiment's knob).
-    const char* d = std::getenv("ATTNBENCH_DECODE_TAIL_DIV");
-    const int div = d != nullptr ? std::atoi(d) : 0;
-    a.tail_div = div >= 8 && div <= 256 ? div : 32;
-    return;
-  }
+  if (wide && a.semaphores != nullptr && !knob_off) return;
   a.tail = false;
   a.num_chunks = 2;
   a.kv_chunk_size = kSplitKvEven;
@@ -1611,11 +1559,6 @@ R by_head_dim(const AttentionParams& p, R fallback, F&& f) {
 DecodeArgs launch_args(const AttentionParams& p) {
   DecodeArgs a = make_args(p);
   if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
-  if (p.after_kv_write) {
-    const KvOverlap overlap = kv_write_overlap();
-    a.after_kv_write = overlap != KvOverlap::off;
-    a.skip_kv_write_wait = overlap == KvOverlap::nowait;
-  }
   a.tail = by_head_dim(p, false, [&]<int D, int kFp8>() {
     resolve_tail_split<D, kFp8>(a);
     return a.tail;
@@ -1685,7 +1628,7 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
     }
   }
   if (p.head_dim <= kGenericMaxHeadDim) {
-    a.split = a.tail = a.after_kv_write = false;  // (a plain launch)
+    a.split = a.tail = false;
     a.num_chunks = 1;
     a.semaphores = nullptr;
     return run_generic(a, p.dtype, p.head_dim, s);

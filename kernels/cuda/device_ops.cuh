@@ -23,21 +23,6 @@ __device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, 
                : "memory");
 }
 
-// Programmatic dependent launch (PTX griddepcontrol, sm_90 and later; nothing on older targets). release: a grid
-// launched after this one with cudaLaunchAttributeProgrammaticStreamSerialization may start once every CTA of this
-// one has released or exited. wait: block until every prerequisite grid of such a launch has completed and its
-// memory operations are visible; returns at once after a plain launch.
-__device__ __forceinline__ void release_dependent_grids() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_prerequisite_grids() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // Two floats -> one 32-bit register of two T (lo in the low half), round to nearest even.
 template <typename T>
 __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {

@@ -3,8 +3,6 @@
 // Shapes: k_new / v_new [num_tokens, num_kv_heads, head_dim]; k_cache / v_cache [num_slots, num_kv_heads,
 // head_dim] (one layer, NHD); out_cache_loc int64 [num_tokens]. A pure byte copy: the output is identical,
 // byte for byte, to the CPU twin's.
-// With release_dependents the CTAs first let a programmatic dependent launch start (the decode kernel of
-// AttentionParams::after_kv_write; kernels/cuda/decode_attention.cu says which of its CTAs wait for this write).
 // Design: one thread per 16-byte piece of a row (uint4) when rows and pointers allow it, else per 2-byte
 // word; grid-stride over (token, piece), so consecutive threads write consecutive bytes of a row.
 // Validated by: .carry/attnbench_gpu_tests --gtest_filter='SmallKernels.WriteKv*' (ctest -L gpu -R WriteKv).
@@ -13,7 +11,6 @@
 
 #include "core/errors.hpp"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_ops.cuh"
 #include "kernels/cuda/fp8.cuh"
 #include "kernels/cuda/kernels_cuda.cuh"
 
@@ -24,9 +21,7 @@ namespace {
 template <typename Word>
 __global__ void write_kv_kernel(const Word* __restrict__ k_new, const Word* __restrict__ v_new,
                                 const std::int64_t* __restrict__ out_cache_loc, Word* __restrict__ k_cache,
-                                Word* __restrict__ v_cache, std::int64_t num_tokens, std::int64_t row_words,
-                                bool release) {
-  if (release) cuda_detail::release_dependent_grids();  // (KvWriteParams::release_dependents)
+                                Word* __restrict__ v_cache, std::int64_t num_tokens, std::int64_t row_words) {
   const std::int64_t total = num_tokens * row_words;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
@@ -42,7 +37,6 @@ __global__ void write_kv_kernel(const Word* __restrict__ k_new, const Word* __re
 // fp8 cache: stored = fp8(x / scale), one element per thread (cuda_fp8.h conversion, as the CPU twin rounds).
 // out_cache_loc == nullptr: row t; v_new == nullptr: K only (the q cast).
 __global__ void write_kv_fp8_kernel(const KvWriteParams p, std::int64_t row_elems) {
-  if (p.release_dependents) cuda_detail::release_dependent_grids();
   const std::int64_t total = static_cast<std::int64_t>(p.num_tokens) * row_elems;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
@@ -86,12 +80,12 @@ void launch_write_kv(const KvWriteParams& p, void* stream) {
     const std::int64_t words = row_bytes / 16;
     write_kv_kernel<uint4><<<blocks_for(p.num_tokens * words), threads, 0, s>>>(
         static_cast<const uint4*>(p.k_new), static_cast<const uint4*>(p.v_new), p.out_cache_loc,
-        static_cast<uint4*>(p.k_cache), static_cast<uint4*>(p.v_cache), p.num_tokens, words, p.release_dependents);
+        static_cast<uint4*>(p.k_cache), static_cast<uint4*>(p.v_cache), p.num_tokens, words);
   } else {
     const std::int64_t words = row_bytes / 2;  // every dtype is a whole number of 16-bit words
     write_kv_kernel<std::uint16_t><<<blocks_for(p.num_tokens * words), threads, 0, s>>>(
         static_cast<const std::uint16_t*>(p.k_new), static_cast<const std::uint16_t*>(p.v_new), p.out_cache_loc,
-        static_cast<std::uint16_t*>(p.k_cache), static_cast<std::uint16_t*>(p.v_cache), p.num_tokens, words, p.release_dependents);
+        static_cast<std::uint16_t*>(p.k_cache), static_cast<std::uint16_t*>(p.v_cache), p.num_tokens, words);
   }
   ATTNBENCH_CUDA_CHECK_LAUNCH();
 }

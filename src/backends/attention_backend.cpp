@@ -4,8 +4,7 @@
 
 namespace attnbench {
 
-void write_kv(const ModelRunner& mr, const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
-              bool release_dependents) {
+void write_kv(const ModelRunner& mr, const AttentionIO& io, const Layer& layer, const ForwardBatch& fb) {
   const TokenToKVPool& pool = *mr.token_to_kv_pool;
   KvWriteParams p;
   p.k_new = io.k;                          // [num_tokens, num_kv_heads, head_dim]
@@ -20,7 +19,6 @@ void write_kv(const ModelRunner& mr, const AttentionIO& io, const Layer& layer, 
   p.cache_fp8 = mr.model_config.kv_dtype();  // fp8: quantized with the layer's scales
   p.k_scale = layer.k_scale;
   p.v_scale = layer.v_scale;
-  p.release_dependents = release_dependents;
   mr.device.kernels().write_kv(p, mr.device.stream());
 }
 

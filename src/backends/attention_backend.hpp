@@ -31,10 +31,6 @@ struct AttentionIO {
   // [num_tokens, num_qo_heads, head_dim]. SGLang's backends allocate their output per call; attnbench
   // passes one in (the runner poisons it first), which both backends would allocate alike.
   void* o = nullptr;
-  // Set by a backend's forward_decode for its decode kernel when it has just written this step's K / V through
-  // write_kv(..., release_dependents = true) and launches nothing in between: AttentionParams::after_kv_write (the
-  // decode CTAs that do not read this step's keys start under the write; kernels/cuda/decode_attention.cu).
-  bool after_kv_write = false;
 };
 
 // Named facts a backend derives from the model and the server arguments as its constructor would, without
@@ -53,10 +49,8 @@ struct Support {
 
 // Writes the new tokens' K and V (io.k, io.v: [num_tokens, num_kv_heads, head_dim]) into the layer's pool
 // buffers at the slots fb.out_cache_loc (SGLang's token_to_kv_pool.set_kv_buffer): one write_kv kernel on the
-// model runner's device and stream. Every backend saves the KV cache through it. release_dependents: the kernel lets
-// the decode launch that follows (AttentionIO::after_kv_write) start under it (KvWriteParams::release_dependents).
-void write_kv(const ModelRunner& model_runner, const AttentionIO& io, const Layer& layer, const ForwardBatch& fb,
-              bool release_dependents = false);
+// model runner's device and stream. Every backend saves the KV cache through it.
+void write_kv(const ModelRunner& model_runner, const AttentionIO& io, const Layer& layer, const ForwardBatch& fb);
 
 // With an fp8 KV cache: which inputs of `mode` pass through fp8 before attention reads them (the float64
 // reference quantizes exactly those). Cached tokens always do (they are stored in fp8).

@@ -448,14 +448,11 @@ void FlashInferBackend::init_forward_metadata_out_graph(const ForwardBatch& fb, 
 void FlashInferBackend::forward_decode(const AttentionIO& io, const Layer& model_layer, const ForwardBatch& fb,
                                        bool save_kv_cache) {
   const Layer layer = planned_layer(model_layer);
-  // L1404-1460: the KV write comes first, then the decode wrapper (its kernel may start under the write:
-  // AttentionIO::after_kv_write).
-  AttentionIO step = io;
-  if (save_kv_cache) write_kv(model_runner_, io, layer, fb, /*release_dependents=*/true);
-  step.after_kv_write = save_kv_cache;
+  // L1404-1460: the KV write comes first, then the decode wrapper.
+  if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
   const TokenToKVPool& pool = *model_runner_.token_to_kv_pool;
   forward_metadata_.decode_wrappers.at(wrapper_index(layer))
-      ->run(step, pool.k_buffer(layer.layer_id), pool.v_buffer(layer.layer_id), layer, num_qo_heads_, num_kv_heads_,
+      ->run(io, pool.k_buffer(layer.layer_id), pool.v_buffer(layer.layer_id), layer, num_qo_heads_, num_kv_heads_,
             head_dim_, dtype_);
 }
 

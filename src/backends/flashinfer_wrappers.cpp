@@ -191,7 +191,6 @@ void DecodeWrapper::run(const AttentionIO& io, const void* k_cache, const void* 
   p.logits_soft_cap = layer.logit_cap;  // as the backend planned it (FlashInferBackend::planned_layer)
   set_kv_data_type(p, layer);
   fill_split(p);
-  p.after_kv_write = io.after_kv_write;  // (nothing is launched between the caller's KV write and this kernel)
   device_.kernels().attention_decode(p, device_.stream());
 }
 

@@ -492,8 +492,6 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
                            int q_len_per_req, int total_q) const {
   AttentionParams p = attention_params(io, layer, md, total_q);
   const Buffer q8 = cast_q(io, total_q, decode_kernel, p);
-  // The decode kernel directly after the step's KV write only: not after the q cast's kernel.
-  p.after_kv_write = io.after_kv_write && decode_kernel && !q8.allocated();
   if (decode_kernel) {
     p.qo_indptr = nullptr;
     p.q_len_per_req = q_len_per_req;
@@ -510,7 +508,6 @@ void TrtllmMhaImpl::attend(const AttentionIO& io, const Layer& layer, const Meta
     const std::int64_t qrow = static_cast<std::int64_t>(q_len_per_req) * num_qo_heads_ * head_dim_ * dtype_size(dtype_);
     if (p.q_fp8) throw Unsupported("trtllm_mha: seq-len splits with an fp8 q (trtllm-gen) are not modelled");
     const std::int64_t trow = 4LL * p.page_table_stride;
-    p.after_kv_write = false;  // (the gathers below come between the KV write and each group's kernel)
     const auto* order = md.split_order.as<std::int32_t>();
     const std::string t = "trtllm_mha.forward_decode.split_";
     for (int g = 0, start = 0; g < splits; ++g) {
@@ -638,12 +635,9 @@ void TrtllmMhaImpl::forward_extend_fmha_v2(const AttentionIO& io, const Layer& l
 }
 
 void TrtllmMhaImpl::forward_decode(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) {
-  // L1093-1182: KV write, then trtllm_batch_decode_with_kv_cache (XQA on SM90; its kernel may start under the write:
-  // AttentionIO::after_kv_write, cleared in attend where a launch comes between).
-  AttentionIO step = io;
-  if (save_kv_cache) write_kv(model_runner_, io, layer, fb, /*release_dependents=*/true);
-  step.after_kv_write = save_kv_cache;
-  attend(step, layer, *forward_metadata_, /*decode_kernel=*/true, 1, fb.batch_size);
+  // L1093-1182: KV write, then trtllm_batch_decode_with_kv_cache (XQA on SM90).
+  if (save_kv_cache) write_kv(model_runner_, io, layer, fb);
+  attend(io, layer, *forward_metadata_, /*decode_kernel=*/true, 1, fb.batch_size);
 }
 
 void TrtllmMhaImpl::forward_extend(const AttentionIO& io, const Layer& layer, const ForwardBatch& fb, bool save_kv_cache) {
