@@ -44,10 +44,12 @@ __global__ void write_kv_fp8_kernel(const KvWriteParams p, std::int64_t row_elem
     const std::int64_t t = idx / row_elems;
     const std::int64_t e = idx - t * row_elems;
     const std::int64_t dst = (p.out_cache_loc ? p.out_cache_loc[t] : t) * row_elems + e;
-    cuda_detail::store_elem(p.k_cache, dst, p.cache_fp8, __fdiv_rn(load_as_float(p.k_new, idx, p.dtype), p.k_scale));
-    if (p.v_new)
-      cuda_detail::store_elem(p.v_cache, dst, p.cache_fp8,
-                              __fdiv_rn(load_as_float(p.v_new, idx, p.dtype), p.v_scale));
+    // Both loads before either store: the pointers may alias as far as the compiler knows, so a v load after the
+    // k store would wait for it, a second round trip in a kernel that sits between every layer's decode launches.
+    const float k = load_as_float(p.k_new, idx, p.dtype);
+    const float v = p.v_new ? load_as_float(p.v_new, idx, p.dtype) : 0.0f;
+    cuda_detail::store_elem(p.k_cache, dst, p.cache_fp8, __fdiv_rn(k, p.k_scale));
+    if (p.v_new) cuda_detail::store_elem(p.v_cache, dst, p.cache_fp8, __fdiv_rn(v, p.v_scale));
   }
 }
 
