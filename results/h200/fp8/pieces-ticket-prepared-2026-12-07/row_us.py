@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """forward_median_us, tb_per_s and status of each row of an attnbench CSV, one line."""
-import csv, sys
+import csv
+import os
+import sys
+if not os.path.exists(sys.argv[1]):
+    sys.exit(print(f"no {sys.argv[1]}"))
 out = []
 for row in csv.DictReader(open(sys.argv[1])):
     try:

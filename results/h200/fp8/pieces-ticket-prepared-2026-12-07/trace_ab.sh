@@ -5,6 +5,7 @@
 # Usage (repository root on the device, carrying .carry/pfx (scripts/make_device_prefix.sh), and .carry/bz where it
 # holds x.tgz (that binary: else it is built there, ~100 s) or main.tgz (the committed attnbench, for the evidence rows)):
 #   OUT=$OUT results/h200/fp8/pieces-ticket-prepared-2026-12-07/trace_ab.sh
+# (TRACES, VARIANTS and ROUNDS override the lists below; e.g. VARIANTS='tail ticket' ROUNDS=1 for a short call.)
 set -uo pipefail
 OUT="${OUT:?}"; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$OUT/gpu.txt"
@@ -31,7 +32,7 @@ knob() { case $1 in even) e=(ATTNBENCH_DECODE_TAIL=0);; div*) e=(ATTNBENCH_X_TAI
   p3) e=(ATTNBENCH_X_PIECES=64,64,128,128);; p4) e=(ATTNBENCH_X_PIECES=64,128,128);;
   p5) e=(ATTNBENCH_X_PIECES=32,64,128,128);; ticket) e=(ATTNBENCH_X_TICKET=1);;
   tk64) e=(ATTNBENCH_X_TICKET=1 ATTNBENCH_X_TAIL_DIV=64);; *) e=();; esac; }
-for v in tail even; do
+for v in ${TRACES:-tail even}; do
   mkdir -p "$OUT/tr-$v"
   knob $v
   env "${e[@]}" ATTNBENCH_DECODE_TRACE_DIR="$OUT/tr-$v" timeout 60 $X run "${common[@]}" --timing eager \
@@ -40,8 +41,8 @@ for v in tail even; do
 done
 { python3 results/h200/fp8/tail-split-2026-12-06/trace/trace_stats.py "$OUT"/tr-*/*.bin
   python3 "$(dirname "$0")/trace_more.py" "$OUT"/tr-*/*.bin; } > "$OUT/stats.txt" 2>&1; cat "$OUT/stats.txt"
-for r in 1 2; do
-  for v in tail even div64 div128 p3 nowrite ticket st2; do
+for r in $(seq 1 "${ROUNDS:-2}"); do
+  for v in ${VARIANTS:-tail even div64 div128 p3 nowrite ticket st2}; do
     knob $v
     env "${e[@]}" timeout 60 $X run "${common[@]}" --timing graph --capture-needed-only \
       --out "$OUT/g-$v-$r.csv" >"$OUT/g-$v-$r.log" 2>&1
