@@ -6,11 +6,28 @@
 # holds x.tgz (that binary: else it is built there, ~100 s) or main.tgz (the committed attnbench, for the evidence rows)):
 #   OUT=$OUT results/h200/fp8/pieces-ticket-prepared-2026-12-07/trace_ab.sh
 # (TRACES, VARIANTS and ROUNDS override the lists below; e.g. VARIANTS='tail ticket' ROUNDS=1 for a short call.)
+# (ONLY_MAIN=1 stops after the committed binary's tests and rows.)
 set -uo pipefail
 OUT="${OUT:?}"; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$OUT/gpu.txt"
 [ -d .carry/prefix ] || tar -C .carry -xzf .carry/pfx/prefix.tgz
 export LD_LIBRARY_PATH="$PWD/.carry/prefix/lib"
+t0=$(date +%s); at() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; }
+# First, the committed code (the tree's HEAD, built off the device into .carry/bz/main.tgz), when carried: the GPU
+# tests of the KV write (c737f94's reorder had no GPU run) and the issue's fp8 evidence rows.
+if [ -f .carry/bz/main.tgz ]; then
+  mkdir -p build-main "$OUT/final" && tar -C build-main -xzf .carry/bz/main.tgz
+  build-main/attnbench env > "$OUT/final/env.txt" 2>&1
+  if [ -x build-main/attnbench_gpu_tests ]; then
+    timeout 120 build-main/attnbench_gpu_tests --gtest_filter='SmallKernels.*' >"$OUT/final/gpu-tests.log" 2>&1
+    at "gpu tests SmallKernels.* rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/final/gpu-tests.log" | tr '\n' ' ')"
+  fi
+  timeout 200 build-main/attnbench run --config configs/fp8-evidence.toml \
+    --filter '^decode/llama-3.1-8b/L=6/b=(16/kv=16384|64|256)/' --timing graph --device cuda \
+    --backend trtllm_mha,flashinfer --out "$OUT/final/fp8-decode.csv" >"$OUT/final/run.log" 2>&1
+  at "final rc=$? $(python3 "$(dirname "$0")/row_us.py" "$OUT/final/fp8-decode.csv" | cut -c1-400)"
+fi
+[ -n "${ONLY_MAIN:-}" ] && exit 0
 X=build-x/attnbench
 if [ -f .carry/bz/x.tgz ]; then
   mkdir -p build-x && tar -C build-x -xzf .carry/bz/x.tgz
@@ -23,7 +40,6 @@ else  # build it here (~100 s on 16 cores): the patch over the tree, the trace s
     -DRE2_INCLUDE_DIR="$P/include" -DRE2_LIBRARY="$P/lib/libre2.so" >"$OUT/cmake.log" 2>&1 &&
     ninja -C build-x attnbench >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 fi
-t0=$(date +%s); at() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; }
 $X env > "$OUT/env.txt" 2>&1
 common=(--model llama-3.1-8b --mode decode --layers 6 --page-size 64 --kv-cache-dtype fp8_e4m3 --batch 16
         --kv-len 16384 --device cuda --backend trtllm_mha --time-budget 0.6)
@@ -49,12 +65,30 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
     at "graph $v r$r rc=$? $(python3 "$(dirname "$0")/row_us.py" "$OUT/g-$v-$r.csv")"
   done
 done
-# The committed code's evidence rows (the tree's HEAD, built off the device into .carry/bz/main.tgz), when carried.
-if [ -f .carry/bz/main.tgz ]; then
-  mkdir -p build-main "$OUT/final" && tar -C build-main -xzf .carry/bz/main.tgz
-  build-main/attnbench env > "$OUT/final/env.txt" 2>&1
-  timeout 200 build-main/attnbench run --config configs/fp8-evidence.toml \
-    --filter '^decode/llama-3.1-8b/L=6/b=(16/kv=16384|64|256)/' --timing graph --device cuda \
-    --backend trtllm_mha,flashinfer --out "$OUT/final/fp8-decode.csv" >"$OUT/final/run.log" 2>&1
-  at "final rc=$? $(python3 "$(dirname "$0")/row_us.py" "$OUT/final/fp8-decode.csv" | cut -c1-400)"
+# The best variant of the last round against the committed split on every fp8 decode shape of the evidence filter
+# (trtllm_mha, the experiment binary for both, so the trace stamps' cost is on both sides), while time is left.
+best=$(python3 - "$OUT" "${ROUNDS:-2}" ${VARIANTS:-tail even div64 div128 p3 nowrite ticket st2} <<'PY'
+import csv, statistics, sys
+out, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def us(v):
+    xs = []
+    for r in range(1, rounds + 1):
+        try:
+            xs += [float(row["forward_median_us"]) for row in csv.DictReader(open(f"{out}/g-{v}-{r}.csv"))
+                   if row.get("status") == "ok" and row.get("timing") == "graph"]
+        except (OSError, ValueError, KeyError):
+            pass
+    return statistics.median(xs) if xs else float("inf")
+ok = [v for v in names if v not in ("nowrite", "even", "tail")]
+print(min(ok, key=us) if ok and us(min(ok, key=us)) < us("tail") else "")
+PY
+)
+if [ -n "$best" ] && [ $(( $(date +%s) - t0 )) -lt 330 ]; then
+  for v in tail "$best"; do
+    knob $v
+    env "${e[@]}" timeout 120 $X run --config configs/fp8-evidence.toml \
+      --filter '^decode/llama-3.1-8b/L=6/b=(16|64|256)/' --timing graph --device cuda --backend trtllm_mha \
+      --out "$OUT/w-$v.csv" >"$OUT/w-$v.log" 2>&1
+    at "wide $v rc=$? $(python3 "$(dirname "$0")/row_us.py" "$OUT/w-$v.csv" | cut -c1-600)"
+  done
 fi
