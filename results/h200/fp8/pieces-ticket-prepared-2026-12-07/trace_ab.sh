@@ -65,7 +65,7 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
     at "graph $v r$r rc=$? $(python3 "$(dirname "$0")/row_us.py" "$OUT/g-$v-$r.csv")"
   done
 done
-# The best variant of the last round against the committed split on every fp8 decode shape of the evidence filter
+# The best variant (median over the rounds) against the committed split on every fp8 decode shape of the evidence filter
 # (trtllm_mha, the experiment binary for both, so the trace stamps' cost is on both sides), while time is left.
 best=$(python3 - "$OUT" "${ROUNDS:-2}" ${VARIANTS:-tail even div64 div128 p3 nowrite ticket st2} <<'PY'
 import csv, statistics, sys
