@@ -79,16 +79,18 @@ def us(v):
         except (OSError, ValueError, KeyError):
             pass
     return statistics.median(xs) if xs else float("inf")
-ok = [v for v in names if v not in ("nowrite", "even", "tail")]
-print(min(ok, key=us) if ok and us(min(ok, key=us)) < us("tail") else "")
+best = min((v for v in names if v not in ("nowrite", "even", "tail")), key=us, default="")
+print(best if best and us(best) < us("tail") else "")
 PY
 )
 if [ -n "$best" ] && [ $(( $(date +%s) - t0 )) -lt 330 ]; then
-  for v in tail "$best"; do
+  mkdir -p "$OUT/wide"
+  for v in tail "$best"; do  # named as scripts/ab_summary.py reads them: KIND-LABEL-ROUND.csv
     knob $v
     env "${e[@]}" timeout 120 $X run --config configs/fp8-evidence.toml \
       --filter '^decode/llama-3.1-8b/L=6/b=(16|64|256)/' --timing graph --device cuda --backend trtllm_mha \
-      --out "$OUT/w-$v.csv" >"$OUT/w-$v.log" 2>&1
-    at "wide $v rc=$? $(python3 "$(dirname "$0")/row_us.py" "$OUT/w-$v.csv" | cut -c1-600)"
+      --out "$OUT/wide/fp8-$v-1.csv" >"$OUT/wide/fp8-$v-1.log" 2>&1
+    at "wide $v rc=$?"
   done
+  python3 scripts/ab_summary.py "$OUT/wide" 1 tail "$best" | tee -a "$OUT/summary.txt"
 fi
