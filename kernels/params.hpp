@@ -159,8 +159,9 @@ struct AttentionParams {
   // end of the span, two tail pieces (2, 3) of floor64(span / 32) keys; the CUDA grid launches every unit's big
   // chunks first and the tail pieces after them, so the hardware hands the pieces to whichever CTA slots free up
   // first (a one-wave grid's CTAs read at SM-dependent rates). A shorter span takes the even 2-chunk split (its
-  // tail CTAs exit at once). Where the kernel does not take it (kernels/cuda/decode_attention.cu tail_split), the
-  // launch falls back to kSplitKvEven over 2 chunks. Fixed boundaries and merge order: deterministic.
+  // tail CTAs exit at once). Where the kernel does not take it (kernels/cuda/decode_attention.cu resolve_tail_split:
+  // by default it does not, ATTNBENCH_DECODE_TAIL=1 turns it on), the launch falls back to kSplitKvEven over 2
+  // chunks. Fixed boundaries and merge order: deterministic.
   int kv_chunk_size = 0;
   const std::int32_t* kv_chunk_size_ptr = nullptr;
   int max_num_chunks = 1;

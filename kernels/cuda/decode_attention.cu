@@ -40,8 +40,9 @@
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
 // normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink), or with merge
-// semaphores the chunks' last CTA (merge_in_kernel). kSplitKvTail (trtllm_mha's 2-chunk grids): two big chunks
-// and two tail pieces a unit, the pieces queued behind every unit's big chunks (resolve_tail_split). No host sync,
+// semaphores the chunks' last CTA (merge_in_kernel). kSplitKvTail (trtllm_mha's 2-chunk grids, with
+// ATTNBENCH_DECODE_TAIL=1; else the even split): two big chunks and two tail pieces a unit, the pieces queued behind
+// every unit's big chunks (resolve_tail_split). No host sync,
 // no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
@@ -122,9 +123,16 @@ constexpr int smem_bytes() {
 // Wide CTAs (kW = 8, tiles of 128 keys) for the kSmallM fp8 kernels at head_dim <= 128 when the grid leaves
 // the SMs short of warps: at most 2 CTAs of 4 warps per SM where 4 fit (TRTLLM's multi-CTA plan gives 2 x SMs
 // CTAs for few (request, head) units, e.g. b=16 at 16k tokens). Three stages of 128 fp8 keys (96 KiB at head_dim
-// 128) keep two 8-warp CTAs per SM: 16 warps instead of 8.
+// 128) kept two 8-warp CTAs per SM: 16 warps instead of 8. Two stages (kWideStages: 64 KiB of tiles; the final
+// combine's 67 KiB sets the CTA's shared memory, the registers still two CTAs per SM) read faster: fewer bytes in
+// flight a CTA, and the SMs read at nearly one rate (per-CTA trace, H100, Llama-3.1-8B e4m3 b=16 x 16k: big-CTA
+// times 158-174 µs against 127-184 with three stages). H100 SXM, trtllm_mha, graph, forward µs a layer, 2 stages
+// and the even split / 3 stages and the tail pieces (the default before; results/h100/wide-stages-2026-12-07/):
+// b=16 kv 1k / 4k / 16k 0.976 / 0.968 / 0.962 (16k: 185.3 µs, 0.95 of the copy bandwidth); b = 64 and 256 (not
+// wide) and bf16 within 0.4 %. ATTNBENCH_DECODE_WIDE_STAGES=3 takes three (an A/B knob).
 template <int D, int kFp8>
 constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
+constexpr int kWideStages = 2;
 // Narrow CTAs (kW = 2, tiles of 32 keys, three stages, twice the CTAs per SM; kSmallM only): the same warps per SM
 // in twice as many CTAs, so half the per-CTA prologue (page indices, first tiles) and combine per (request, KV
 // head). They pay where the 4-warp grid needs an even number (>= 2) of waves of the SMs' CTA slots: the narrow grid
@@ -1338,6 +1346,12 @@ int sm_count() { return device_facts().sms; }
 // cudaLaunchAttributeProgrammaticStreamSerialization attribute, griddepcontrol.wait first in the kernel). The
 // flashinfer backend's merge is launched so (the decode kernel triggers after its partial-state writes), which
 // lets the merge's launch overlap the decode grid's tail. ATTNBENCH_DECODE_PDL=0 launches it plainly (an A/B knob).
+// The wide CTAs' pipeline stages (kWideStages; ATTNBENCH_DECODE_WIDE_STAGES=3 takes three, anything else the default).
+int wide_stages() {
+  const char* e = std::getenv("ATTNBENCH_DECODE_WIDE_STAGES");
+  return e != nullptr && std::string(e) == "3" ? 3 : kWideStages;
+}
+
 bool merge_pdl() {
   const char* e = std::getenv("ATTNBENCH_DECODE_PDL");
   if (e != nullptr && std::string(e) == "0") return false;
@@ -1400,21 +1414,23 @@ void launch_merge(const DecodeArgs& a, int head_dim, cudaStream_t stream) {
   ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_merge_kernel<kBf16>, a, head_dim));
 }
 
-// kSplitKvTail's queued tail pieces (params.hpp): kept where the 2-chunk grid runs wide CTAs (fp8 at head_dim
-// <= 128, at most 8 query rows a unit, the grid filling at most half the 4-warp slots: one wave of 8-warp CTAs,
-// e.g. Llama-3.1-8B b=16) and the merge runs in the kernel; elsewhere the even split over 2 chunks.
-// ATTNBENCH_DECODE_TAIL=0 takes the even split everywhere (an A/B knob).
-// Why: per-CTA timestamps of that grid (results/h200/fp8/cta-trace-2026-12-02/) show each CTA's rate set by its
-// SM (correlation 0.96 between the two CTAs of an SM; SMs 32-43 and 78-87 ~15 % faster than most): with equal
-// chunks the slowest CTAs set the span (137 µs against a 126 µs mean). Pieces queued after the big chunks go to
-// the slots that free up first (the 8 SMs with one big CTA from the start).
+// kSplitKvTail's queued tail pieces (params.hpp), with ATTNBENCH_DECODE_TAIL=1 only (an A/B knob; else the even split
+// over 2 chunks): taken where the 2-chunk grid runs wide CTAs (fp8 at head_dim <= 128, at most 8 query rows a unit,
+// the grid filling at most half the 4-warp slots: one wave of 8-warp CTAs, e.g. Llama-3.1-8B b=16) and the merge
+// runs in the kernel. Why they were the default: per-CTA timestamps of that grid with three-stage wide CTAs
+// (results/h200/fp8/cta-trace-2026-12-02/) showed each CTA's rate set by its SM (correlation 0.96 between the two
+// CTAs of an SM; SMs 32-43 and 78-87 ~15 % faster than most): with equal chunks the slowest CTAs set the span
+// (137 µs against a 126 µs mean), and pieces queued after the big chunks went to the slots that free up first
+// (H200 b=16 x 16k: 1.2 % faster). Why they are not: with two stages (kWideStages) the SMs read at nearly one rate
+// (H100 trace, results/h100/wide-stages-2026-12-07/: big-CTA times 158-174 µs against 127-184 with three), so
+// the pieces only add CTAs and a 4-way merge: b=16 x 16k 0.9 % slower than the even split there (3 rounds).
 template <int D, int kFp8>
 void resolve_tail_split(DecodeArgs& a) {
   if (!a.tail) return;
   const char* e = std::getenv("ATTNBENCH_DECODE_TAIL");
-  const bool knob_off = e != nullptr && std::string(e) == "0";
+  const bool knob_on = e != nullptr && std::string(e) == "1";
   const bool wide = a.group * a.max_q_len <= 8 && small_m_warps<D, kFp8>(rule_grid(a), 2) == 8;
-  if (wide && a.semaphores != nullptr && !knob_off) return;
+  if (wide && a.semaphores != nullptr && knob_on) return;
   a.tail = false;
   a.num_chunks = 2;
   a.kv_chunk_size = kSplitKvEven;
@@ -1433,7 +1449,10 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args
     } else if (has_single_ctas<D>() && warps == 1) {  // (1 and 8 only where small_m_compiled; else the 4-warp kernel)
       if constexpr (has_single_ctas<D>()) launch_mma<kBf16, D, 3, kBlocks * 4, kFp8, true, 1>(a, g, stream);
     } else if (has_wide_ctas<D, kFp8>() && warps == 8) {
-      if constexpr (has_wide_ctas<D, kFp8>()) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
+      if constexpr (has_wide_ctas<D, kFp8>()) {
+        if (wide_stages() == 3) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
+        else launch_mma<kBf16, D, kWideStages, kBlocks / 2, kFp8, true, 8>(a, g, stream);
+      }
     } else {
       launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
     }

@@ -20,8 +20,8 @@ bool attention_decode_merges_in_kernel(const AttentionParams& p);
 // Warps per CTA that launch_attention_decode's tensor-core path gives p (2, 4 or 8: the grid rule of
 // decode_attention.cu's small_m_warps, or ATTNBENCH_DECODE_WARPS); 4 where the rule does not apply. Needs a device.
 int attention_decode_cta_warps(const AttentionParams& p);
-// Whether launch_attention_decode's tensor-core path queues p's tail pieces (kv_chunk_size kSplitKvTail; else it
-// runs the even 2-chunk split). Needs a device.
+// Whether launch_attention_decode's tensor-core path queues p's tail pieces (kv_chunk_size kSplitKvTail and
+// ATTNBENCH_DECODE_TAIL=1; else it runs the even 2-chunk split). Needs a device.
 bool attention_decode_tail_split(const AttentionParams& p);
 // The decode op through its slow generic kernel (one warp per row and head, fp32 math, no split-KV), any dtype:
 // an independent GPU cross-check for the fast path on shapes too large for the CPU twin.

@@ -346,9 +346,10 @@ void check_case(Device& dev, const Spec& s) {
 // Sets an environment variable for a scope, restoring what was there.
 class ScopedEnv {
  public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
+  ScopedEnv(const char* name, const char* value) : name_(name) {  // value nullptr: unset for the scope
     if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
+    if (value != nullptr) ::setenv(name, value, 1);
+    else ::unsetenv(name);
   }
   ~ScopedEnv() {
     if (old_) ::setenv(name_, old_->c_str(), 1);
@@ -388,17 +389,20 @@ Spec check_shape_cases(Device& dev, Spec s, int gqa_q_len, std::uint64_t& seed) 
 
 // Every case on the four CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 1 warp and 16-key tiles at head_dim
 // 128, 2 and 32, 4 and 64, or 8 and 128 at head_dim <= 128; a shape not compiled for a head_dim falls back to the
-// rule, which would pick the wide CTAs for every small case here).
+// rule, which would pick the wide CTAs for every small case here), and the wide CTAs with their three-stage pipeline
+// too ("8/3": ATTNBENCH_DECODE_WIDE_STAGES=3; the default is two).
 TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 900;
-  for (const char* warps : {"1", "2", "4", "8"})
+  for (std::string shape_name : {"1", "2", "4", "8", "8/3"})
   for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
         for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
-          ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
+          const std::string warps = shape_name.substr(0, 1);
+          ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps.c_str());
+          ScopedEnv stages("ATTNBENCH_DECODE_WIDE_STAGES", shape_name == "8/3" ? "3" : nullptr);
           Spec s;
           s.dtype = dt;
           s.kv_fp8 = kv;
@@ -877,12 +881,13 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
 }
 
 // trtllm_mha's tail split (kSplitKvTail: two big chunks a unit, then two queued tail pieces of spans >= 8192 keys):
-// taken where the 2-chunk grid runs 8-warp fp8 CTAs and merges in the kernel, else the even 2-chunk split. Each case
-// against the CPU twin, launched twice (bit-identical, the semaphores back at zero); spans below kTailMinSpan give
-// the even 2-chunk split's bits exactly.
+// with ATTNBENCH_DECODE_TAIL=1, taken where the 2-chunk grid runs 8-warp fp8 CTAs and merges in the kernel, else the
+// even 2-chunk split; without the knob, never. Each case against the CPU twin, launched twice (bit-identical, the
+// semaphores back at zero); spans below kTailMinSpan give the even 2-chunk split's bits exactly.
 TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
+  ScopedEnv tail_on("ATTNBENCH_DECODE_TAIL", "1");
   auto groups = merge_groups;
   auto output_of = [&](DeviceCase& d) {
     dev->memset(d.o.data(), 0xFF, d.o.bytes());
@@ -946,6 +951,13 @@ TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
   Spec no_sem = base;
   no_sem.seed = ++seed;
   check(no_sem, false);
+  {  // the default, without the knob: the even 2-chunk split on the grid the knob would cut
+    ScopedEnv tail_off("ATTNBENCH_DECODE_TAIL", nullptr);
+    Spec dflt = base;
+    dflt.seed = ++seed;
+    dflt.semaphores = groups(dflt);
+    check(dflt, false);
+  }
   // Spans below kTailMinSpan: the bits of the even split over 2 chunks.
   Spec short_tail = base;
   short_tail.kv_lens = {1, 64, 700, 4097, kTailMinSpan - 1};

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One device call for the decode kernel's wide fp8 CTAs (kernels/cuda/decode_attention.cu: kWideStages, two
+# pipeline stages, and resolve_tail_split, trtllm_mha's tail pieces, off by default): on an H200 only (the card is
+# checked first; another card runs nothing unless ANY_CARD=1). Measurement first, so that a call cut by the
+# session's device time still brings the figures back: the binaries from .carry/bz/main.tgz (attnbench and
+# attnbench_gpu_tests built off the device for sm_90a) when carried, else built (scripts/hopper_device_check.sh step
+# build) unless build-h200 holds them; two A/Bs of the default against an environment setting
+# (scripts/h200_decode_env_ab.sh, Llama-3.1-8B decode at b = 16, fp8 and bf16 (the bf16 rows: a null A/B), ROUNDS
+# rounds, default 3): ENV_B1 (default: the three-stage wide CTAs with the tail pieces, the default before
+# 2026-12-07) and ENV_B2 (default: the tail pieces alone); the issue's read-dominated fp8 decode shapes
+# (configs/fp8-evidence.toml: b=16 x 16k, b=64 and 256) on trtllm_mha and flashinfer, graph timing; then the decode
+# GPU tests and compute-sanitizer memcheck and racecheck on DecodeAttention.TailSplitAgainstCpuTwin. Logs go to a work
+# folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after every step (a call returns
+# at most 8 files).
+# Usage (repository root on the device, carrying .carry/pfx and, optionally, .carry/bz):
+#   OUT=... scripts/h200_decode_wide_check.sh
+set -uo pipefail
+OUT="${OUT:?OUT must name the output folder}"
+ENV_B1="${ENV_B1:-ATTNBENCH_DECODE_WIDE_STAGES=3 ATTNBENCH_DECODE_TAIL=1}"
+ENV_B2="${ENV_B2:-ATTNBENCH_DECODE_TAIL=1}"
+mkdir -p "$OUT"
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+echo "$name" | tee "$OUT/gpu.txt"
+case "$name" in *H200*) ;; *) [ -n "${ANY_CARD:-}" ] || { echo "not an H200: nothing run"; exit 0; } ;; esac
+W=/tmp/wide-check
+rm -rf "$W" && mkdir -p "$W" && cp "$OUT/gpu.txt" "$W/"
+t0=$(date +%s)
+at() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; tar -C "$W" -czf "$OUT/all.tgz" .; }
+[ -d .carry/prefix ] || tar -C .carry -xzf .carry/pfx/prefix.tgz
+P="$PWD/.carry/prefix"
+export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -f .carry/bz/main.tgz ]; then
+  mkdir -p build-h200 && tar -C build-h200 -xzf .carry/bz/main.tgz
+elif [ ! -x build-h200/attnbench ] || [ ! -x build-h200/attnbench_gpu_tests ]; then
+  STAGES=build OUT="$W/build" scripts/hopper_device_check.sh 2>&1 | tail -3
+fi
+at "binaries: $(build-h200/attnbench --version 2>&1 | head -1)"
+n=0
+for envb in "$ENV_B1" "$ENV_B2"; do
+  n=$((n + 1))
+  OUT="$W/ab$n" FILTER='^decode/llama-3.1-8b/L=6/b=16/' ENV_B="$envb" ROUNDS="${ROUNDS:-3}" BACKEND=trtllm_mha \
+    timeout 240 scripts/h200_decode_env_ab.sh >"$W/ab$n.log" 2>&1
+  at "a/b $n (b: $envb) rc=$?"; cat "$W/ab$n/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
+done
+mkdir -p "$W/final"
+timeout 200 build-h200/attnbench run --config configs/fp8-evidence.toml \
+  --filter '^decode/llama-3.1-8b/L=6/b=(16/kv=16384|64|256)/' --timing graph --device cuda \
+  --backend trtllm_mha,flashinfer --out "$W/final/fp8-decode.csv" >"$W/final/run.log" 2>&1
+at "final rc=$? $(tail -1 "$W/final/run.log" | cut -c1-200)"
+timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"$W/dtests.log" 2>&1
+at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
+for tool in memcheck racecheck; do
+  timeout 150 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
+    --gtest_filter=DecodeAttention.TailSplitAgainstCpuTwin >"$W/$tool.log" 2>&1
+  at "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/$tool.log")"
+done
