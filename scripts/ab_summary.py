@@ -2,7 +2,7 @@
 """Side-by-side summary of an A/B of attnbench rows (scripts/h200_decode_ab.sh, scripts/h200_decode_env_ab.sh).
 
 Reads OUT/KIND-LABEL-ROUND.csv (attnbench result CSVs; KIND fp8 / bf16, LABEL the two variants' names, ROUND
-1..ROUNDS) and prints, per kind, backend and (batch, kv_len_max; other modes also model, mode and prefix) of the ok rows
+1..ROUNDS) and prints, per kind, backend and (model, batch, kv_len_max; other modes also mode and prefix) of the ok rows
 timed as AB_TIMING says (environment; default graph), every round's
 forward µs per layer of each variant, the ratio of their best (fastest) rounds, LABEL_B / LABEL_A, and the best
 TB/s of each. A missing file is skipped (a round cut by its time limit).
@@ -36,7 +36,7 @@ def main(argv):
                 with f:
                     for row in csv.DictReader(f):
                         if row["status"] == "ok" and row["timing"] == timing:
-                            what = "" if row["mode"] == "decode" else " %s %s prefix=%d" % (
+                            what = " " + row["model"] if row["mode"] == "decode" else " %s %s prefix=%d" % (
                                 row["model"], row["mode"], int(float(row["prefix_len_mean"] or 0)))
                             key = (row["backend"], what, int(row["batch"]), int(row["kv_len_max"]))
                             rows.setdefault(key, {}).setdefault(v, []).append(
