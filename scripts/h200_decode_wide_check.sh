@@ -50,7 +50,7 @@ at "final rc=$? $(tail -1 "$W/final/run.log" | cut -c1-200)"
 timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"$W/dtests.log" 2>&1
 at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
 for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
+  timeout 300 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
     --gtest_filter=DecodeAttention.TailSplitAgainstCpuTwin >"$W/$tool.log" 2>&1
   at "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/$tool.log")"
 done
