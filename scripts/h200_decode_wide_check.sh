@@ -9,7 +9,8 @@
 # rounds, default 3): ENV_B1 (default: the three-stage wide CTAs with the tail pieces, the default before
 # 2026-12-07) and ENV_B2 (default: the tail pieces alone); the issue's read-dominated fp8 decode shapes
 # (configs/fp8-evidence.toml: b=16 x 16k, b=64 and 256) on trtllm_mha and flashinfer, graph timing; then the decode
-# GPU tests and compute-sanitizer memcheck and racecheck on DecodeAttention.TailSplitAgainstCpuTwin. Logs go to a work
+# GPU tests and compute-sanitizer memcheck and racecheck (SANITIZERS names fewer) on
+# DecodeAttention.TailSplitAgainstCpuTwin. Logs go to a work
 # folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after every step (a call returns
 # at most 8 files).
 # Usage (repository root on the device, carrying .carry/pfx and, optionally, .carry/bz):
@@ -49,7 +50,7 @@ timeout 200 build-h200/attnbench run --config configs/fp8-evidence.toml \
 at "final rc=$? $(tail -1 "$W/final/run.log" | cut -c1-200)"
 timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"$W/dtests.log" 2>&1
 at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
-for tool in memcheck racecheck; do
+for tool in ${SANITIZERS-memcheck racecheck}; do
   timeout 300 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
     --gtest_filter=DecodeAttention.TailSplitAgainstCpuTwin >"$W/$tool.log" 2>&1
   at "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/$tool.log")"
