@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# One device call for the decode kernel's wide fp8 CTAs (kernels/cuda/decode_attention.cu: kWideStages, two
-# pipeline stages, and resolve_tail_split, trtllm_mha's tail pieces, off by default): on an H200 only (the card is
+# One device call for the decode kernel's wide fp8 CTAs (kernels/cuda/decode_attention.cu: two_small_m_stages,
+# two pipeline stages, and resolve_tail_split, trtllm_mha's tail pieces, off by default): on an H200 only (the card is
 # checked first; another card runs nothing unless ANY_CARD=1). Measurement first, so that a call cut by the
 # session's device time still brings the figures back: the binaries from .carry/bz/main.tgz (attnbench and
 # attnbench_gpu_tests built off the device for sm_90a) when carried, else built (scripts/hopper_device_check.sh step
 # build) unless build-h200 holds them; two A/Bs of the default against an environment setting
-# (scripts/h200_decode_env_ab.sh, Llama-3.1-8B decode at b = 16, fp8 and bf16 (the bf16 rows: a null A/B), ROUNDS
-# rounds, default 3): ENV_B1 (default: the three-stage wide CTAs with the tail pieces, the default before
-# 2026-12-07) and ENV_B2 (default: the tail pieces alone); the read-dominated fp8 decode shapes
+# (scripts/h200_decode_env_ab.sh, Llama-3.1-8B decode, fp8 and bf16, ROUNDS rounds, default 3): ENV_B1 at b = 16, 64
+# and 256 (default: the three-stage kSmallM kernels with the tail pieces, the default before 2026-12-07) and ENV_B2
+# at b = 16 (default: the tail pieces alone; the bf16 rows there: a null A/B); the read-dominated fp8 decode shapes
 # (configs/fp8-evidence.toml: b=16 x 16k, b=64 and 256) on trtllm_mha and flashinfer, graph timing; then the decode
 # GPU tests and compute-sanitizer memcheck and racecheck (SANITIZERS names fewer) on
 # DecodeAttention.TailSplitAgainstCpuTwin. Logs go to a work
@@ -17,7 +17,7 @@
 #   OUT=... scripts/h200_decode_wide_check.sh
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
-ENV_B1="${ENV_B1:-ATTNBENCH_DECODE_WIDE_STAGES=3 ATTNBENCH_DECODE_TAIL=1}"
+ENV_B1="${ENV_B1:-ATTNBENCH_DECODE_STAGES=3 ATTNBENCH_DECODE_TAIL=1}"
 ENV_B2="${ENV_B2:-ATTNBENCH_DECODE_TAIL=1}"
 mkdir -p "$OUT"
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -39,7 +39,8 @@ at "binaries: $(build-h200/attnbench --version 2>&1 | head -1)"
 n=0
 for envb in "$ENV_B1" "$ENV_B2"; do
   n=$((n + 1))
-  OUT="$W/ab$n" FILTER='^decode/llama-3.1-8b/L=6/b=16/' ENV_B="$envb" ROUNDS="${ROUNDS:-3}" BACKEND=trtllm_mha \
+  filter='^decode/llama-3.1-8b/L=6/b=(16|64|256)/'; [ $n = 2 ] && filter='^decode/llama-3.1-8b/L=6/b=16/'
+  OUT="$W/ab$n" FILTER="$filter" ENV_B="$envb" ROUNDS="${ROUNDS:-3}" BACKEND=trtllm_mha \
     timeout 240 scripts/h200_decode_env_ab.sh >"$W/ab$n.log" 2>&1
   at "a/b $n (b: $envb) rc=$?"; cat "$W/ab$n/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
 done

@@ -123,16 +123,22 @@ constexpr int smem_bytes() {
 // Wide CTAs (kW = 8, tiles of 128 keys) for the kSmallM fp8 kernels at head_dim <= 128 when the grid leaves
 // the SMs short of warps: at most 2 CTAs of 4 warps per SM where 4 fit (TRTLLM's multi-CTA plan gives 2 x SMs
 // CTAs for few (request, head) units, e.g. b=16 at 16k tokens). Three stages of 128 fp8 keys (96 KiB at head_dim
-// 128) kept two 8-warp CTAs per SM: 16 warps instead of 8. Two stages (kWideStages: 64 KiB of tiles; the final
-// combine's 67 KiB sets the CTA's shared memory, the registers still two CTAs per SM) read faster: fewer bytes in
-// flight a CTA, and the SMs read at nearly one rate (per-CTA trace, H100, Llama-3.1-8B e4m3 b=16 x 16k: big-CTA
-// times 158-174 µs against 127-184 with three stages). H100 SXM, trtllm_mha, graph, forward µs a layer, 2 stages
-// and the even split / 3 stages and the tail pieces (the default before; results/h100/wide-stages-2026-12-07/):
-// b=16 kv 1k / 4k / 16k 0.976 / 0.968 / 0.962 (16k: 185.3 µs, 0.95 of the copy bandwidth); b = 64 and 256 (not
-// wide) and bf16 within 0.4 %. ATTNBENCH_DECODE_WIDE_STAGES=3 takes three (an A/B knob).
+// 128) kept two 8-warp CTAs per SM: 16 warps instead of 8. Two stages (64 KiB of tiles; the final combine's 67 KiB
+// sets the CTA's shared memory, the registers still two CTAs per SM) read faster: fewer bytes in flight a CTA, and
+// the SMs read at nearly one rate (per-CTA trace, H100, Llama-3.1-8B e4m3 b=16 x 16k: big-CTA times 158-174 µs
+// against 127-184 with three stages). H100 SXM, trtllm_mha, graph, forward µs a layer, 2 stages and the even split
+// / 3 stages and the tail pieces (the default before; results/h100/wide-stages-2026-12-07/): b=16 kv 1k / 4k / 16k
+// 0.976 / 0.968 / 0.962 (16k: 185.3 µs, 0.95 of the copy bandwidth); bf16 within 0.3 %.
 template <int D, int kFp8>
 constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
-constexpr int kWideStages = 2;
+// Two pipeline stages in the kSmallM kernels (launch_small_m; ATTNBENCH_DECODE_STAGES=3 takes the depths before
+// 2026-12-07: three, four for the 4-warp kernel at head_dim 64): the wide CTAs (above), and every CTA shape at head
+// dim 128. H100, Llama-3.1-8B, trtllm_mha, graph, two / three stages in the 4-warp, narrow and single CTAs
+// (results/h100/small-m-stages-2026-12-07/x2/): fp8 b=64 and 256 0.975-0.985, bf16 b=16-256 0.986-1.000. Not at
+// head_dim 256 (Gemma-3-12B bf16 b=64 1.09-1.10 slower with two) nor 64 (Llama-3.2-1B / GPT-OSS-20B: 0.72-0.80
+// at b=64 but 1.02-1.08 slower at b=16; a rule for it needs a batch sweep, x3/ there).
+template <int D, int kFp8, int kW>
+constexpr bool two_small_m_stages() { return kW == 8 || D == 128; }
 // Narrow CTAs (kW = 2, tiles of 32 keys, three stages, twice the CTAs per SM; kSmallM only): the same warps per SM
 // in twice as many CTAs, so half the per-CTA prologue (page indices, first tiles) and combine per (request, KV
 // head). They pay where the 4-warp grid needs an even number (>= 2) of waves of the SMs' CTA slots: the narrow grid
@@ -1346,10 +1352,10 @@ int sm_count() { return device_facts().sms; }
 // cudaLaunchAttributeProgrammaticStreamSerialization attribute, griddepcontrol.wait first in the kernel). The
 // flashinfer backend's merge is launched so (the decode kernel triggers after its partial-state writes), which
 // lets the merge's launch overlap the decode grid's tail. ATTNBENCH_DECODE_PDL=0 launches it plainly (an A/B knob).
-// The wide CTAs' pipeline stages (kWideStages; ATTNBENCH_DECODE_WIDE_STAGES=3 takes three, anything else the default).
-int wide_stages() {
-  const char* e = std::getenv("ATTNBENCH_DECODE_WIDE_STAGES");
-  return e != nullptr && std::string(e) == "3" ? 3 : kWideStages;
+// ATTNBENCH_DECODE_STAGES=3: the kSmallM kernels' pipeline depths before 2026-12-07 (launch_small_m; an A/B knob).
+bool old_small_m_stages() {
+  const char* e = std::getenv("ATTNBENCH_DECODE_STAGES");
+  return e != nullptr && std::string(e) == "3";
 }
 
 bool merge_pdl() {
@@ -1421,7 +1427,7 @@ void launch_merge(const DecodeArgs& a, int head_dim, cudaStream_t stream) {
 // (results/h200/fp8/cta-trace-2026-12-02/) showed each CTA's rate set by its SM (correlation 0.96 between the two
 // CTAs of an SM; SMs 32-43 and 78-87 ~15 % faster than most): with equal chunks the slowest CTAs set the span
 // (137 µs against a 126 µs mean), and pieces queued after the big chunks went to the slots that free up first
-// (H200 b=16 x 16k: 1.2 % faster). Why they are not: with two stages (kWideStages) the SMs read at nearly one rate
+// (H200 b=16 x 16k: 1.2 % faster). Why they are not: with two stages (two_small_m_stages) the SMs read at nearly one rate
 // (H100 trace, results/h100/wide-stages-2026-12-07/: big-CTA times 158-174 µs against 127-184 with three), so
 // the pieces only add CTAs and a 4-way merge: b=16 x 16k 0.9 % slower than the even split there (3 rounds).
 template <int D, int kFp8>
@@ -1436,6 +1442,16 @@ void resolve_tail_split(DecodeArgs& a) {
   a.kv_chunk_size = kSplitKvEven;
 }
 
+// A kSmallM kernel of kW warps whose pipeline had kOldStages stages before 2026-12-07: two stages where
+// two_small_m_stages says so, unless ATTNBENCH_DECODE_STAGES=3 (old_small_m_stages).
+template <bool kBf16, int D, int kOldStages, int kMinBlocks, int kFp8, int kW>
+void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
+  if constexpr (two_small_m_stages<D, kFp8, kW>() && kOldStages != 2) {
+    if (!old_small_m_stages()) return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
+  }
+  launch_mma<kBf16, D, kOldStages, kMinBlocks, kFp8, true, kW>(a, grid, stream);
+}
+
 template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args: the tail split resolved)
   const std::int64_t grid = grid_ctas(a);
@@ -1445,16 +1461,13 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
     const int warps = small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a));
     if (warps == 2) {
-      launch_mma<kBf16, D, 3, kBlocks * 2, kFp8, true, 2>(a, g, stream);
+      launch_small_m<kBf16, D, 3, kBlocks * 2, kFp8, 2>(a, g, stream);
     } else if (has_single_ctas<D>() && warps == 1) {  // (1 and 8 only where small_m_compiled; else the 4-warp kernel)
-      if constexpr (has_single_ctas<D>()) launch_mma<kBf16, D, 3, kBlocks * 4, kFp8, true, 1>(a, g, stream);
+      if constexpr (has_single_ctas<D>()) launch_small_m<kBf16, D, 3, kBlocks * 4, kFp8, 1>(a, g, stream);
     } else if (has_wide_ctas<D, kFp8>() && warps == 8) {
-      if constexpr (has_wide_ctas<D, kFp8>()) {
-        if (wide_stages() == 3) launch_mma<kBf16, D, 3, kBlocks / 2, kFp8, true, 8>(a, g, stream);
-        else launch_mma<kBf16, D, kWideStages, kBlocks / 2, kFp8, true, 8>(a, g, stream);
-      }
+      if constexpr (has_wide_ctas<D, kFp8>()) launch_small_m<kBf16, D, 3, kBlocks / 2, kFp8, 8>(a, g, stream);
     } else {
-      launch_mma<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, true>(a, g, stream);
+      launch_small_m<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, 4>(a, g, stream);
     }
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);

@@ -389,20 +389,20 @@ Spec check_shape_cases(Device& dev, Spec s, int gqa_q_len, std::uint64_t& seed) 
 
 // Every case on the four CTA shapes of the fp8 kernels (ATTNBENCH_DECODE_WARPS: 1 warp and 16-key tiles at head_dim
 // 128, 2 and 32, 4 and 64, or 8 and 128 at head_dim <= 128; a shape not compiled for a head_dim falls back to the
-// rule, which would pick the wide CTAs for every small case here), and the wide CTAs with their three-stage pipeline
-// too ("8/3": ATTNBENCH_DECODE_WIDE_STAGES=3; the default is two).
+// rule, which would pick the wide CTAs for every small case here), each with the default pipeline depths and with
+// ATTNBENCH_DECODE_STAGES=3 (the depths before 2026-12-07; two_small_m_stages).
 TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 900;
-  for (std::string shape_name : {"1", "2", "4", "8", "8/3"})
+  for (const char* warps : {"1", "2", "4", "8"})
+  for (const char* old_stages : {static_cast<const char*>(nullptr), "3"})
   for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
         for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
-          const std::string warps = shape_name.substr(0, 1);
-          ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps.c_str());
-          ScopedEnv stages("ATTNBENCH_DECODE_WIDE_STAGES", shape_name == "8/3" ? "3" : nullptr);
+          ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
+          ScopedEnv stages("ATTNBENCH_DECODE_STAGES", old_stages);
           Spec s;
           s.dtype = dt;
           s.kv_fp8 = kv;
@@ -419,16 +419,19 @@ TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
 // four times the CTAs per SM, 2 over 32-key tiles, twice the CTAs, or 4 over 64; the grid rule takes 1 and 2 only for
 // grids of more than one wave, which no small case here is):
 // every head dim, both addressings, GQA with a window and sinks at q_len_per_req 2, an even split through the merge
-// kernel and through the in-kernel merge (semaphores), each against the CPU twin.
+// kernel and through the in-kernel merge (semaphores), each against the CPU twin; with the default pipeline depths
+// and with ATTNBENCH_DECODE_STAGES=3 (two_small_m_stages).
 TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 2100;
   for (const char* warps : {"1", "2", "4"})
+  for (const char* old_stages : {static_cast<const char*>(nullptr), "3"})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
         for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
           ScopedEnv shape("ATTNBENCH_DECODE_WARPS", warps);
+          ScopedEnv stages("ATTNBENCH_DECODE_STAGES", old_stages);
           Spec s;
           s.dtype = dt;
           s.dim = dim;
