@@ -19,7 +19,8 @@
 //
 // Fast path (bf16 / fp16, head_dim 64 / 128 / 256): one CTA of 4 warps per (request, KV head, row group of
 // up to 64 (query row, head-in-group) pairs, KV chunk). K and V tiles of 64 keys stream through shared memory
-// with 16-byte cp.async (zero-filled past the end), 3-4 stages deep (default_stages / default_min_blocks: at
+// with 16-byte cp.async (zero-filled past the end), 2-4 stages deep (two_small_m_stages: two for at most 8 rows
+// at head_dim 128 and for the wide fp8 CTAs; else default_stages / default_min_blocks: at
 // head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per SM), XOR-swizzled so
 // that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model, e4m3 / e5m2 cache)
 // streams its stored bytes (half the tile) and converts them in the ldmatrix fragments (fp8_k_lo ...), with no
