@@ -138,7 +138,7 @@ constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
 // (results/h100/small-m-stages-2026-12-07/x2/): fp8 b=64 and 256 0.975-0.985, bf16 b=16-256 0.986-1.000. Not at
 // head_dim 256 (Gemma-3-12B bf16 b=64 1.09-1.10 slower with two) nor 64 (Llama-3.2-1B / GPT-OSS-20B: 0.72-0.80
 // at b=64 but 1.02-1.08 slower at b=16; a rule for it needs a batch sweep, x3/ there).
-template <int D, int kFp8, int kW>
+template <int D, int kW>
 constexpr bool two_small_m_stages() { return kW == 8 || D == 128; }
 // Narrow CTAs (kW = 2, tiles of 32 keys, three stages, twice the CTAs per SM; kSmallM only): the same warps per SM
 // in twice as many CTAs, so half the per-CTA prologue (page indices, first tiles) and combine per (request, KV
@@ -1347,18 +1347,18 @@ const cuda_detail::DeviceFacts& device_facts() {
 }
 int sm_count() { return device_facts().sms; }
 
-// FlashInfer 0.7.2 launches its kernels with programmatic dependent launch where the device supports it
-// (`enable_pdl=None` -> `device_support_pdl`: compute capability >= 9, flashinfer/utils.py L868-872), its split-KV
-// merge among them (VariableLengthMergeStates, include/flashinfer/attention/cascade.cuh L695-740: the
-// cudaLaunchAttributeProgrammaticStreamSerialization attribute, griddepcontrol.wait first in the kernel). The
-// flashinfer backend's merge is launched so (the decode kernel triggers after its partial-state writes), which
-// lets the merge's launch overlap the decode grid's tail. ATTNBENCH_DECODE_PDL=0 launches it plainly (an A/B knob).
 // ATTNBENCH_DECODE_STAGES=3: the kSmallM kernels' pipeline depths before 2026-12-07 (launch_small_m; an A/B knob).
 bool old_small_m_stages() {
   const char* e = std::getenv("ATTNBENCH_DECODE_STAGES");
   return e != nullptr && std::string(e) == "3";
 }
 
+// FlashInfer 0.7.2 launches its kernels with programmatic dependent launch where the device supports it
+// (`enable_pdl=None` -> `device_support_pdl`: compute capability >= 9, flashinfer/utils.py L868-872), its split-KV
+// merge among them (VariableLengthMergeStates, include/flashinfer/attention/cascade.cuh L695-740: the
+// cudaLaunchAttributeProgrammaticStreamSerialization attribute, griddepcontrol.wait first in the kernel). The
+// flashinfer backend's merge is launched so (the decode kernel triggers after its partial-state writes), which
+// lets the merge's launch overlap the decode grid's tail. ATTNBENCH_DECODE_PDL=0 launches it plainly (an A/B knob).
 bool merge_pdl() {
   const char* e = std::getenv("ATTNBENCH_DECODE_PDL");
   if (e != nullptr && std::string(e) == "0") return false;
@@ -1428,9 +1428,9 @@ void launch_merge(const DecodeArgs& a, int head_dim, cudaStream_t stream) {
 // (results/h200/fp8/cta-trace-2026-12-02/) showed each CTA's rate set by its SM (correlation 0.96 between the two
 // CTAs of an SM; SMs 32-43 and 78-87 ~15 % faster than most): with equal chunks the slowest CTAs set the span
 // (137 µs against a 126 µs mean), and pieces queued after the big chunks went to the slots that free up first
-// (H200 b=16 x 16k: 1.2 % faster). Why they are not: with two stages (two_small_m_stages) the SMs read at nearly one rate
-// (H100 trace, results/h100/wide-stages-2026-12-07/: big-CTA times 158-174 µs against 127-184 with three), so
-// the pieces only add CTAs and a 4-way merge: b=16 x 16k 0.9 % slower than the even split there (3 rounds).
+// (H200 b=16 x 16k: 1.2 % faster). Why they are not: with two stages (two_small_m_stages) the SMs read at nearly
+// one rate (H100 trace, results/h100/wide-stages-2026-12-07/: big-CTA times 158-174 µs against 127-184 with three),
+// so the pieces only add CTAs and a 4-way merge: b=16 x 16k 0.8-0.9 % slower than the even split there (3 rounds).
 template <int D, int kFp8>
 void resolve_tail_split(DecodeArgs& a) {
   if (!a.tail) return;
@@ -1447,7 +1447,7 @@ void resolve_tail_split(DecodeArgs& a) {
 // two_small_m_stages says so, unless ATTNBENCH_DECODE_STAGES=3 (old_small_m_stages).
 template <bool kBf16, int D, int kOldStages, int kMinBlocks, int kFp8, int kW>
 void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
-  if constexpr (two_small_m_stages<D, kFp8, kW>() && kOldStages != 2) {
+  if constexpr (two_small_m_stages<D, kW>() && kOldStages != 2) {
     if (!old_small_m_stages()) return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
   }
   launch_mma<kBf16, D, kOldStages, kMinBlocks, kFp8, true, kW>(a, grid, stream);
