@@ -1,3 +1,6 @@
+#!/usr/bin/env bash
+# The head_dim 64 / 256 A/B of the experiment binary (exp.patch beside this file, .carry/bz2/x2.tgz): its default
+# depth (a) against ATTNBENCH_X_SMALLM_STAGES=2 (b), three models, both backends, 2 rounds. OUT=$OUT bash x3.sh
 set -uo pipefail
 [ -d .carry/prefix ] || tar -C .carry -xzf .carry/pfx/prefix.tgz
 export LD_LIBRARY_PATH="$PWD/.carry/prefix/lib"
