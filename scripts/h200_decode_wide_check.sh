@@ -2,7 +2,7 @@
 # One device call for the decode kernel's wide fp8 CTAs (kernels/cuda/decode_attention.cu: two_small_m_stages,
 # two pipeline stages, and resolve_tail_split, trtllm_mha's tail pieces, off by default): on an H200 only (the card is
 # checked first; another card runs nothing unless ANY_CARD=1). Measurement first, so that a call cut by the
-# session's device time still brings the figures back: the binaries from .carry/bz/main.tgz (attnbench and
+# session's device time still brings the figures back: the binaries from .carry/bz/main.tgz or main.txz (attnbench and
 # attnbench_gpu_tests built off the device for sm_90a) when carried, else built (scripts/hopper_device_check.sh step
 # build) unless build-h200 holds them; two A/Bs of the default against an environment setting
 # (scripts/h200_decode_env_ab.sh, Llama-3.1-8B decode, fp8 and bf16, ROUNDS rounds, default 3): ENV_B1 at b = 16, 64
@@ -30,8 +30,9 @@ at() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$OUT/summary.txt"; tar -C 
 [ -d .carry/prefix ] || tar -C .carry -xzf .carry/pfx/prefix.tgz
 P="$PWD/.carry/prefix"
 export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -f .carry/bz/main.tgz ]; then
-  mkdir -p build-h200 && tar -C build-h200 -xzf .carry/bz/main.tgz
+bz=$(ls .carry/bz/main.t?z 2>/dev/null | head -1)   # main.tgz or main.txz (xz: a third of the size)
+if [ -n "$bz" ]; then
+  mkdir -p build-h200 && tar -C build-h200 -xf "$bz"
 elif [ ! -x build-h200/attnbench ] || [ ! -x build-h200/attnbench_gpu_tests ]; then
   STAGES=build OUT="$W/build" scripts/hopper_device_check.sh 2>&1 | tail -3
 fi
