@@ -140,6 +140,16 @@ constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
 // at b=64 but 1.02-1.08 slower at b=16; a rule for it needs a batch sweep, x3/ there).
 template <int D, int kW>
 constexpr bool two_small_m_stages() { return kW == 8 || D == 128; }
+// The 4-warp kSmallM kernel at head_dim 64 has a two-stage instance too (has_two_stage_small_m), taken by a rule on
+// the grid (two_stages_at_64): where it gives the SMs at least kTwoStage64Min CTAs each (fp8; bf16 / fp16 up to
+// kTwoStage64Max). H100, GPT-OSS-20B and Llama-3.2-1B, kv 4096, trtllm_mha, graph, two / four stages
+// (results/h100/small-m-stages-2026-12-07/x4/): fp8 grid/SMs 2.9 0.92-0.94, 3.9 0.79-0.80, 7.8 0.82-0.83, 15.5
+// 0.92; but 0.5-1.9 1.05-1.17 (with at most two CTAs an SM the deeper pipeline hides more latency a CTA); bf16 2.9
+// 0.98, 3.9 0.79 (four stages' 65 KiB leave 3 CTAs an SM, two 5: one wave instead of two), 7.8 0.94, 15.5 1.03-1.04.
+template <int D, int kW>
+constexpr bool has_two_stage_small_m() { return two_small_m_stages<D, kW>() || (D == 64 && kW == 4); }
+inline constexpr double kTwoStage64Min = 2.5;
+inline constexpr double kTwoStage64Max = 8.0;
 // Narrow CTAs (kW = 2, tiles of 32 keys, three stages, twice the CTAs per SM; kSmallM only): the same warps per SM
 // in twice as many CTAs, so half the per-CTA prologue (page indices, first tiles) and combine per (request, KV
 // head). They pay where the 4-warp grid needs an even number (>= 2) of waves of the SMs' CTA slots: the narrow grid
@@ -1347,10 +1357,13 @@ const cuda_detail::DeviceFacts& device_facts() {
 }
 int sm_count() { return device_facts().sms; }
 
-// ATTNBENCH_DECODE_STAGES=3: the kSmallM kernels' pipeline depths before 2026-12-07 (launch_small_m; an A/B knob).
-bool old_small_m_stages() {
+// ATTNBENCH_DECODE_STAGES (launch_small_m; an A/B knob): 3, the kSmallM kernels' pipeline depths before 2026-12-07
+// everywhere; 2, two stages in every kSmallM kernel that has a two-stage instance; else (0) the rules.
+int forced_small_m_stages() {
   const char* e = std::getenv("ATTNBENCH_DECODE_STAGES");
-  return e != nullptr && std::string(e) == "3";
+  if (e == nullptr) return 0;
+  const std::string v(e);
+  return v == "3" ? 3 : v == "2" ? 2 : 0;
 }
 
 // FlashInfer 0.7.2 launches its kernels with programmatic dependent launch where the device supports it
@@ -1443,14 +1456,40 @@ void resolve_tail_split(DecodeArgs& a) {
   a.kv_chunk_size = kSplitKvEven;
 }
 
-// A kSmallM kernel of kW warps whose pipeline had kOldStages stages before 2026-12-07: two stages where
-// two_small_m_stages says so, unless ATTNBENCH_DECODE_STAGES=3 (old_small_m_stages).
-template <bool kBf16, int D, int kOldStages, int kMinBlocks, int kFp8, int kW>
-void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
-  if constexpr (two_small_m_stages<D, kW>() && kOldStages != 2) {
-    if (!old_small_m_stages()) return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
+// Whether the 4-warp kSmallM kernel at head_dim 64 takes two stages for a grid of `grid` CTAs (a rule on the grid
+// and the device only, so a graph replay takes the kernel its capture took; has_two_stage_small_m's comment).
+template <int kFp8>
+bool two_stages_at_64(std::int64_t grid) {
+  const double per_sm = static_cast<double>(grid) / sm_count();
+  return per_sm >= kTwoStage64Min && (kFp8 != 0 || per_sm <= kTwoStage64Max);
+}
+
+// The pipeline depth of a kSmallM CTA of kW warps before 2026-12-07: three, four for the 4-warp kernel at head_dim 64.
+template <int D, int kFp8, int kW>
+constexpr int old_small_m_depth() { return kW == 4 ? default_stages<D, kFp8, true>() : 3; }
+
+// The pipeline depth of the kSmallM kernel of kW warps for a grid of `grid` CTAs: two where two_small_m_stages says
+// so or, at head_dim 64, two_stages_at_64; else old_small_m_depth. ATTNBENCH_DECODE_STAGES (forced_small_m_stages)
+// forces the old depth (3) or two stages (2) wherever a two-stage instance is compiled.
+template <int D, int kFp8, int kW>
+int small_m_stages(std::int64_t grid) {
+  constexpr int kOld = old_small_m_depth<D, kFp8, kW>();
+  if constexpr (!has_two_stage_small_m<D, kW>() || kOld == 2) {
+    return kOld;
+  } else {
+    const int forced = forced_small_m_stages();
+    if (forced != 0) return forced == 2 ? 2 : kOld;
+    return two_small_m_stages<D, kW>() || two_stages_at_64<kFp8>(grid) ? 2 : kOld;
   }
-  launch_mma<kBf16, D, kOldStages, kMinBlocks, kFp8, true, kW>(a, grid, stream);
+}
+
+// The kSmallM kernel of kW warps at the depth small_m_stages gives.
+template <bool kBf16, int D, int kMinBlocks, int kFp8, int kW>
+void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
+  if constexpr (has_two_stage_small_m<D, kW>()) {
+    if (small_m_stages<D, kFp8, kW>(grid) == 2) return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
+  }
+  launch_mma<kBf16, D, old_small_m_depth<D, kFp8, kW>(), kMinBlocks, kFp8, true, kW>(a, grid, stream);
 }
 
 template <bool kBf16, int D, int kFp8 = 0>
@@ -1462,13 +1501,13 @@ void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
     const int warps = small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a));
     if (warps == 2) {
-      launch_small_m<kBf16, D, 3, kBlocks * 2, kFp8, 2>(a, g, stream);
+      launch_small_m<kBf16, D, kBlocks * 2, kFp8, 2>(a, g, stream);
     } else if (has_single_ctas<D>() && warps == 1) {  // (1 and 8 only where small_m_compiled; else the 4-warp kernel)
-      if constexpr (has_single_ctas<D>()) launch_small_m<kBf16, D, 3, kBlocks * 4, kFp8, 1>(a, g, stream);
+      if constexpr (has_single_ctas<D>()) launch_small_m<kBf16, D, kBlocks * 4, kFp8, 1>(a, g, stream);
     } else if (has_wide_ctas<D, kFp8>() && warps == 8) {
-      if constexpr (has_wide_ctas<D, kFp8>()) launch_small_m<kBf16, D, 3, kBlocks / 2, kFp8, 8>(a, g, stream);
+      if constexpr (has_wide_ctas<D, kFp8>()) launch_small_m<kBf16, D, kBlocks / 2, kFp8, 8>(a, g, stream);
     } else {
-      launch_small_m<kBf16, D, default_stages<D, kFp8, true>(), kBlocks, kFp8, 4>(a, g, stream);
+      launch_small_m<kBf16, D, kBlocks, kFp8, 4>(a, g, stream);
     }
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
@@ -1614,6 +1653,29 @@ int attention_decode_cta_warps(const AttentionParams& p) {
   const DecodeArgs a = launch_args(p);
   if (a.group * a.max_q_len > 8) return kWarps;
   return by_head_dim(p, kWarps, [&]<int D, int kFp8>() { return small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)); });
+}
+
+int attention_decode_pipeline_stages(const AttentionParams& p) {
+  using namespace decode_detail;
+  if (!takes_mma(p)) return 0;
+  const DecodeArgs a = launch_args(p);
+  return by_head_dim(p, 0, [&]<int D, int kFp8>() {
+    if (a.group * a.max_q_len > 8) return default_stages<D, kFp8>();
+    const std::int64_t grid = grid_ctas(a);
+    switch (small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a))) {  // run_mma's choice of instance
+      case 2:
+        return small_m_stages<D, kFp8, 2>(grid);
+      case 1:
+        if constexpr (has_single_ctas<D>()) return small_m_stages<D, kFp8, 1>(grid);
+        break;
+      case 8:
+        if constexpr (has_wide_ctas<D, kFp8>()) return small_m_stages<D, kFp8, 8>(grid);
+        break;
+      default:
+        break;
+    }
+    return small_m_stages<D, kFp8, 4>(grid);
+  });
 }
 
 void launch_attention_decode_generic(const AttentionParams& p, void* stream) {

@@ -396,7 +396,7 @@ TEST(DecodeAttention, Fp8KvAgainstCpuTwin) {
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 900;
   for (const char* warps : {"1", "2", "4", "8"})
-  for (const char* old_stages : {static_cast<const char*>(nullptr), "3"})
+  for (const char* old_stages : {static_cast<const char*>(nullptr), "3", "2"})
   for (DType kv : {DType::fp8_e4m3, DType::fp8_e5m2})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
@@ -426,7 +426,7 @@ TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
   auto dev = make_device(DeviceChoice::cuda);
   std::uint64_t seed = 2100;
   for (const char* warps : {"1", "2", "4"})
-  for (const char* old_stages : {static_cast<const char*>(nullptr), "3"})
+  for (const char* old_stages : {static_cast<const char*>(nullptr), "3", "2"})
     for (DType dt : {DType::bf16, DType::fp16})
       for (int dim : {64, 128, 256})
         for (KvAddressing addr : {KvAddressing::token_indices, KvAddressing::block_table}) {
@@ -450,25 +450,28 @@ TEST(DecodeAttention, CtaShapesAgainstCpuTwin) {
 // most half the slots (head_dim <= 128); where a request has at most 2 KV chunks, 1 at head_dim 128 where the 4-warp
 // grid takes three or four waves, else 2 at head_dim 128 and 256 where it takes an even number; else 4; more than 8
 // rows per (request, KV head) is not kSmallM (4); ATTNBENCH_DECODE_WARPS overrides.
+// The parameters of a decode grid of `ctas` CTAs for the host-side rule queries: requests of 1 KV head (group 4),
+// `chunks` CTAs each (an even split, TRTLLM's multi-CTA plan).
+AttentionParams grid_params(std::int64_t ctas, int dim, int q_len, DType kv, int chunks = 1) {
+  AttentionParams p;
+  p.batch_size = static_cast<int>(ctas / chunks);
+  p.max_num_chunks = chunks;
+  p.kv_chunk_size = chunks > 1 ? kSplitKvEven : 0;
+  p.total_q = p.batch_size * q_len;
+  p.q_len_per_req = q_len;
+  p.num_qo_heads = 4;
+  p.num_kv_heads = 1;
+  p.head_dim = dim;
+  p.dtype = DType::bf16;
+  p.addressing = KvAddressing::block_table;
+  p.kv_fp8 = kv;
+  return p;
+}
+
 TEST(DecodeAttention, CtaShapeRule) {
   ATTNBENCH_REQUIRE_GPU();
   const int sms = make_device(DeviceChoice::cuda)->sm_count();
-  // `ctas` CTAs: requests of 1 KV head (group 4), `chunks` CTAs each (an even split, TRTLLM's multi-CTA plan)
-  auto params = [](std::int64_t ctas, int dim, int q_len, DType kv, int chunks = 1) {
-    AttentionParams p;
-    p.batch_size = static_cast<int>(ctas / chunks);
-    p.max_num_chunks = chunks;
-    p.kv_chunk_size = chunks > 1 ? kSplitKvEven : 0;
-    p.total_q = p.batch_size * q_len;
-    p.q_len_per_req = q_len;
-    p.num_qo_heads = 4;
-    p.num_kv_heads = 1;
-    p.head_dim = dim;
-    p.dtype = DType::bf16;
-    p.addressing = KvAddressing::block_table;
-    p.kv_fp8 = kv;
-    return p;
-  };
+  const auto& params = grid_params;
   for (DType kv : {DType::bf16, DType::fp8_e4m3}) {
     const bool fp8 = is_fp8(kv);
     for (int dim : {64, 128, 256}) {
@@ -516,6 +519,57 @@ TEST(DecodeAttention, CtaShapeRule) {
         ScopedEnv forced("ATTNBENCH_DECODE_WARPS", "8");
         EXPECT_EQ(warps(2 * slots), wide ? 8 : narrow) << "forced 8 where compiled, else the rule";
       }
+    }
+  }
+}
+
+// The pipeline depth rule (attention_decode_pipeline_stages, what launch_attention_decode runs; decode_attention.cu
+// small_m_stages): the kSmallM kernels take two stages at head_dim 128 in every CTA shape and in the wide fp8 CTAs;
+// at head_dim 64 the 4-warp kernel takes two where the grid gives the SMs at least 2.5 CTAs each (16-bit KV: at most
+// 8), else four; head_dim 256, the narrow CTAs at 64 and the 16-row kernel keep their depth. ATTNBENCH_DECODE_STAGES
+// forces 3 (the old depths) or 2 (where a two-stage instance is compiled).
+TEST(DecodeAttention, PipelineStagesRule) {
+  ATTNBENCH_REQUIRE_GPU();
+  const std::int64_t sms = make_device(DeviceChoice::cuda)->sm_count();
+  for (DType kv : {DType::bf16, DType::fp8_e4m3}) {
+    const bool fp8 = is_fp8(kv);
+    SCOPED_TRACE(dtype_name(kv));
+    auto stages = [&](std::int64_t ctas, int dim, int q_len = 1) {
+      return attention_decode_pipeline_stages(grid_params(ctas, dim, q_len, kv));
+    };
+    // head_dim 128: two stages in every shape the grid rule picks (wide / 4-warp / narrow / single)
+    for (std::int64_t ctas : {std::int64_t{1}, sms, 3 * sms, 5 * sms, 9 * sms, 17 * sms})
+      EXPECT_EQ(stages(ctas, 128), 2) << "head_dim 128, " << ctas << " CTAs";
+    // head_dim 64, the 4-warp kernel (fp8 grids of at most 1.5 CTAs an SM run the wide CTAs: two stages)
+    EXPECT_EQ(stages(1, 64), fp8 ? 2 : 4) << "one CTA";
+    EXPECT_EQ(stages(2 * sms, 64), 4) << "2 CTAs an SM";
+    const std::int64_t at_2_5 = (5 * sms + 1) / 2;  // the fewest CTAs giving 2.5 an SM
+    EXPECT_EQ(stages(at_2_5 - 1, 64), 4) << "just under 2.5 CTAs an SM";
+    EXPECT_EQ(stages(at_2_5, 64), 2) << "2.5 CTAs an SM";
+    EXPECT_EQ(stages(4 * sms, 64), 2) << "4 CTAs an SM";
+    EXPECT_EQ(stages(8 * sms, 64), 2) << "8 CTAs an SM";
+    EXPECT_EQ(stages(8 * sms + 1, 64), fp8 ? 2 : 4) << "over 8 CTAs an SM";
+    EXPECT_EQ(stages(16 * sms, 64), fp8 ? 2 : 4) << "16 CTAs an SM";
+    // head_dim 256 and the 16-row (q_len 4 x group 4) kernel: their depths (decode_attention.cu default_stages)
+    for (std::int64_t ctas : {std::int64_t{1}, 4 * sms, 16 * sms}) {
+      EXPECT_EQ(stages(ctas, 256), 3) << "head_dim 256, " << ctas << " CTAs";
+      EXPECT_EQ(stages(ctas, 64, 4), 4) << "16 rows, head_dim 64";
+      EXPECT_EQ(stages(ctas, 128, 4), fp8 ? 4 : 3) << "16 rows, head_dim 128";
+    }
+    {
+      ScopedEnv old("ATTNBENCH_DECODE_STAGES", "3");
+      EXPECT_EQ(stages(4 * sms, 128), 3) << "forced old depth, head_dim 128";
+      EXPECT_EQ(stages(4 * sms, 64), 4) << "forced old depth, head_dim 64";
+      EXPECT_EQ(stages(1, 128), 3) << "forced old depth, one CTA";
+    }
+    {
+      ScopedEnv two("ATTNBENCH_DECODE_STAGES", "2");
+      EXPECT_EQ(stages(sms, 64), 2) << "forced two stages, head_dim 64";
+      EXPECT_EQ(stages(16 * sms, 64), 2) << "forced two stages, head_dim 64";
+      EXPECT_EQ(stages(4 * sms, 256), 3) << "forced two stages: none compiled at head_dim 256";
+      ScopedEnv narrow("ATTNBENCH_DECODE_WARPS", "2");
+      EXPECT_EQ(stages(4 * sms, 64), 3) << "forced two stages: none compiled for the narrow CTAs at head_dim 64";
+      EXPECT_EQ(stages(4 * sms, 128), 2) << "forced two stages, narrow CTAs at head_dim 128";
     }
   }
 }
