@@ -20,7 +20,7 @@
 // Fast path (bf16 / fp16, head_dim 64 / 128 / 256): one CTA of 4 warps per (request, KV head, row group of
 // up to 64 (query row, head-in-group) pairs, KV chunk). K and V tiles of 64 keys stream through shared memory
 // with 16-byte cp.async (zero-filled past the end), 2-4 stages deep (two_small_m_stages: two for at most 8 rows
-// at head_dim 128 and for the wide fp8 CTAs; else default_stages / default_min_blocks: at
+// at head_dim 128 and for the wide fp8 CTAs; at 64 by the grid, two_stages_at_64; else default_stages / default_min_blocks: at
 // head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per SM), XOR-swizzled so
 // that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model, e4m3 / e5m2 cache)
 // streams its stored bytes (half the tile) and converts them in the ldmatrix fragments (fp8_k_lo ...), with no
@@ -136,20 +136,25 @@ constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
 // 2026-12-07: three, four for the 4-warp kernel at head_dim 64): the wide CTAs (above), and every CTA shape at head
 // dim 128. H100, Llama-3.1-8B, trtllm_mha, graph, two / three stages in the 4-warp, narrow and single CTAs
 // (results/h100/small-m-stages-2026-12-07/x2/): fp8 b=64 and 256 0.975-0.985, bf16 b=16-256 0.986-1.000. Not at
-// head_dim 256 (Gemma-3-12B bf16 b=64 1.09-1.10 slower with two) nor 64 (Llama-3.2-1B / GPT-OSS-20B: 0.72-0.80
-// at b=64 but 1.02-1.08 slower at b=16; a rule for it needs a batch sweep, x3/ there).
+// head_dim 256 (Gemma-3-12B bf16 b=64 1.09-1.10 slower with two); at 64 a rule on the grid (below: Llama-3.2-1B /
+// GPT-OSS-20B 0.72-0.80 at b=64 but 1.02-1.08 slower at b=16).
 template <int D, int kW>
 constexpr bool two_small_m_stages() { return kW == 8 || D == 128; }
 // The 4-warp kSmallM kernel at head_dim 64 has a two-stage instance too (has_two_stage_small_m), taken by a rule on
-// the grid (two_stages_at_64): where it gives the SMs at least kTwoStage64Min CTAs each (fp8; bf16 / fp16 up to
-// kTwoStage64Max). H100, GPT-OSS-20B and Llama-3.2-1B, kv 4096, trtllm_mha, graph, two / four stages
-// (results/h100/small-m-stages-2026-12-07/x4/): fp8 grid/SMs 2.9 0.92-0.94, 3.9 0.79-0.80, 7.8 0.82-0.83, 15.5
-// 0.92; but 0.5-1.9 1.05-1.17 (with at most two CTAs an SM the deeper pipeline hides more latency a CTA); bf16 2.9
-// 0.98, 3.9 0.79 (four stages' 65 KiB leave 3 CTAs an SM, two 5: one wave instead of two), 7.8 0.94, 15.5 1.03-1.04.
+// the grid's CTAs an SM (two_stages_at_64): fp8 KV from kTwoStage64MinFp8 up; 16-bit KV above kTwoStage64Min16 (no
+// split grid: the multi-CTA plans stop at 2 an SM) up to kTwoStage64Max16. H100, GPT-OSS-20B and Llama-3.2-1B,
+// trtllm_mha, graph, kv 1k / 4k / 16k, two / four stages (results/h100/d64-stages-2026-12-07/):
+// - fp8 (4 and 2 stages both leave 5 CTAs an SM, by registers): at most 2.2 CTAs an SM 1.0-1.17 slower (the deeper
+//   pipeline hides more latency a CTA); 2.4 1.04-1.08 / 0.96-0.97 / 0.86; 2.7-2.9 1.00-1.07 / 0.92-0.97 / 0.85-0.87;
+//   3.9-15.5 0.86-0.97 / 0.79-0.93 / 0.72-0.97. The kv length sets the crossing (short CTAs want depth), which a rule
+//   on the grid cannot see: 2.5 keeps the 1k losses to b=44-48 (2-7 %) and the 4k / 16k gains from there.
+// - bf16 (four stages' 65 KiB leave 3 CTAs an SM, two stages' 33 KiB 5): up to 1.94 0.99-1.07; 2.2-2.9 0.93-0.99,
+//   3.9 0.76-0.83 (one wave instead of two), 7.8 0.93-0.96, 9.7 0.87-0.91, 11.6 0.98-1.01, 15.5 0.99-1.05.
 template <int D, int kW>
 constexpr bool has_two_stage_small_m() { return two_small_m_stages<D, kW>() || (D == 64 && kW == 4); }
-inline constexpr double kTwoStage64Min = 2.5;
-inline constexpr double kTwoStage64Max = 8.0;
+inline constexpr double kTwoStage64MinFp8 = 2.5;
+inline constexpr double kTwoStage64Min16 = 2.0;
+inline constexpr double kTwoStage64Max16 = 10.0;
 // Narrow CTAs (kW = 2, tiles of 32 keys, three stages, twice the CTAs per SM; kSmallM only): the same warps per SM
 // in twice as many CTAs, so half the per-CTA prologue (page indices, first tiles) and combine per (request, KV
 // head). They pay where the 4-warp grid needs an even number (>= 2) of waves of the SMs' CTA slots: the narrow grid
@@ -1461,7 +1466,8 @@ void resolve_tail_split(DecodeArgs& a) {
 template <int kFp8>
 bool two_stages_at_64(std::int64_t grid) {
   const double per_sm = static_cast<double>(grid) / sm_count();
-  return per_sm >= kTwoStage64Min && (kFp8 != 0 || per_sm <= kTwoStage64Max);
+  if constexpr (kFp8 != 0) return per_sm >= kTwoStage64MinFp8;
+  return per_sm > kTwoStage64Min16 && per_sm <= kTwoStage64Max16;
 }
 
 // The pipeline depth of a kSmallM CTA of kW warps before 2026-12-07: three, four for the 4-warp kernel at head_dim 64.

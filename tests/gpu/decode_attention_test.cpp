@@ -525,8 +525,8 @@ TEST(DecodeAttention, CtaShapeRule) {
 
 // The pipeline depth rule (attention_decode_pipeline_stages, what launch_attention_decode runs; decode_attention.cu
 // small_m_stages): the kSmallM kernels take two stages at head_dim 128 in every CTA shape and in the wide fp8 CTAs;
-// at head_dim 64 the 4-warp kernel takes two where the grid gives the SMs at least 2.5 CTAs each (16-bit KV: at most
-// 8), else four; head_dim 256, the narrow CTAs at 64 and the 16-row kernel keep their depth. ATTNBENCH_DECODE_STAGES
+// at head_dim 64 the 4-warp kernel takes two where the grid gives the SMs at least 2.5 CTAs each (16-bit KV: more
+// than 2 and at most 10), else four; head_dim 256, the narrow CTAs at 64 and the 16-row kernel keep their depth. ATTNBENCH_DECODE_STAGES
 // forces 3 (the old depths) or 2 (where a two-stage instance is compiled).
 TEST(DecodeAttention, PipelineStagesRule) {
   ATTNBENCH_REQUIRE_GPU();
@@ -540,15 +540,17 @@ TEST(DecodeAttention, PipelineStagesRule) {
     // head_dim 128: two stages in every shape the grid rule picks (wide / 4-warp / narrow / single)
     for (std::int64_t ctas : {std::int64_t{1}, sms, 3 * sms, 5 * sms, 9 * sms, 17 * sms})
       EXPECT_EQ(stages(ctas, 128), 2) << "head_dim 128, " << ctas << " CTAs";
-    // head_dim 64, the 4-warp kernel (fp8 grids of at most 1.5 CTAs an SM run the wide CTAs: two stages)
+    // head_dim 64, the 4-warp kernel (fp8 grids of at most 1.5 CTAs an SM run the wide CTAs: two stages): fp8 two
+    // from 2.5 CTAs an SM, 16-bit KV above 2 and up to 10
+    const std::int64_t at_2_5 = (5 * sms + 1) / 2;  // the fewest CTAs giving 2.5 an SM
     EXPECT_EQ(stages(1, 64), fp8 ? 2 : 4) << "one CTA";
     EXPECT_EQ(stages(2 * sms, 64), 4) << "2 CTAs an SM";
-    const std::int64_t at_2_5 = (5 * sms + 1) / 2;  // the fewest CTAs giving 2.5 an SM
-    EXPECT_EQ(stages(at_2_5 - 1, 64), 4) << "just under 2.5 CTAs an SM";
+    EXPECT_EQ(stages(2 * sms + 1, 64), fp8 ? 4 : 2) << "just over 2 CTAs an SM";
+    EXPECT_EQ(stages(at_2_5 - 1, 64), fp8 ? 4 : 2) << "just under 2.5 CTAs an SM";
     EXPECT_EQ(stages(at_2_5, 64), 2) << "2.5 CTAs an SM";
     EXPECT_EQ(stages(4 * sms, 64), 2) << "4 CTAs an SM";
-    EXPECT_EQ(stages(8 * sms, 64), 2) << "8 CTAs an SM";
-    EXPECT_EQ(stages(8 * sms + 1, 64), fp8 ? 2 : 4) << "over 8 CTAs an SM";
+    EXPECT_EQ(stages(10 * sms, 64), 2) << "10 CTAs an SM";
+    EXPECT_EQ(stages(10 * sms + 1, 64), fp8 ? 2 : 4) << "over 10 CTAs an SM";
     EXPECT_EQ(stages(16 * sms, 64), fp8 ? 2 : 4) << "16 CTAs an SM";
     // head_dim 256 and the 16-row (q_len 4 x group 4) kernel: their depths (decode_attention.cu default_stages)
     for (std::int64_t ctas : {std::int64_t{1}, 4 * sms, 16 * sms}) {
