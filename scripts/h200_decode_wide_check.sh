@@ -9,8 +9,10 @@
 # and 256 (default: the three-stage kSmallM kernels with the tail pieces, the default before 2026-12-07) and ENV_B2
 # at b = 16 (default: the tail pieces alone; the bf16 rows there: a null A/B); the issue's read-dominated fp8 decode shapes
 # (configs/fp8-evidence.toml: b=16 x 16k, b=64 and 256) on trtllm_mha and flashinfer, graph timing; then the decode
-# GPU tests and compute-sanitizer memcheck and racecheck (SANITIZERS names fewer) on
-# DecodeAttention.TailSplitAgainstCpuTwin. Logs go to a work
+# GPU tests; the head_dim 64 depth rule against the old depth (scripts/decode_sweep_ab.sh, GPT-OSS-20B and
+# Llama-3.2-1B, b = 36-256, kv 1k / 16k, one round); compute-sanitizer memcheck and racecheck (SANITIZERS names
+# fewer) on DecodeAttention.TailSplitAgainstCpuTwin and, with ATTNBENCH_DECODE_STAGES=2, on two tests that run
+# every head dim. Logs go to a work
 # folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after every step (a call returns
 # at most 8 files).
 # Usage (repository root on the device, carrying .carry/pfx and, optionally, .carry/bz):
@@ -52,8 +54,17 @@ timeout 200 build-h200/attnbench run --config configs/fp8-evidence.toml \
 at "final rc=$? $(tail -1 "$W/final/run.log" | cut -c1-200)"
 timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"$W/dtests.log" 2>&1
 at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
+# head_dim 64 (two_stages_at_64): the default against the old depth around the rule's thresholds, one round
+OUT="$W/d64" ENV_B='ATTNBENCH_DECODE_STAGES=3' BATCHES=36,40,64,160,256 KV_LENS=1024,16384 ROUNDS=1 BIN=build-h200/attnbench \
+  timeout 120 scripts/decode_sweep_ab.sh >"$W/d64.log" 2>&1
+at "head_dim 64 a/b (b: the old depth) rc=$?"; cat "$W/d64/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
 for tool in ${SANITIZERS-memcheck racecheck}; do
   timeout 300 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
     --gtest_filter=DecodeAttention.TailSplitAgainstCpuTwin >"$W/$tool.log" 2>&1
   at "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/$tool.log")"
+  # every two-stage instance, head_dim 64's 4-warp one among them (ATTNBENCH_DECODE_STAGES=2)
+  ATTNBENCH_DECODE_STAGES=2 timeout 300 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
+    --gtest_filter='DecodeAttention.SweepDtypeHeadDimGroupAddressing:DecodeAttention.SplitKvMergedInKernel' \
+    >"$W/$tool-2.log" 2>&1
+  at "$tool (two stages everywhere) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/$tool-2.log")"
 done
