@@ -20,11 +20,11 @@
 // Fast path (bf16 / fp16, head_dim 64 / 128 / 256): one CTA of 4 warps per (request, KV head, row group of
 // up to 64 (query row, head-in-group) pairs, KV chunk). K and V tiles of 64 keys stream through shared memory
 // with 16-byte cp.async (zero-filled past the end), 2-4 stages deep (two_small_m_stages: two for at most 8 rows
-// at head_dim 128 and for the wide fp8 CTAs; at 64 by the grid, two_stages_at_64; else default_stages / default_min_blocks: at
-// head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per SM), XOR-swizzled so
-// that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model, e4m3 / e5m2 cache)
-// streams its stored bytes (half the tile) and converts them in the ldmatrix fragments (fp8_k_lo ...), with no
-// 16-bit copy of the tile. The tiles' page / token indices
+// at head_dim 128 and for the wide fp8 CTAs; at 64 by the grid, two_stages_at_64; else default_stages /
+// default_min_blocks: at head_dim 128 3 stages, 96 KiB, two CTAs per SM; at 256 3 stages, 192 KiB, one CTA per
+// SM), XOR-swizzled so that ldmatrix is conflict-free, one barrier per tile. An fp8 pool (bf16 / fp16 model,
+// e4m3 / e5m2 cache) streams its stored bytes (half the tile) and converts them in the ldmatrix fragments
+// (fp8_k_lo ...), with no 16-bit copy of the tile. The tiles' page / token indices
 // travel the same way, a ring of kStages index tiles in shared memory filled kStages - 1 tiles ahead: an index
 // fetched one iteration ahead into registers left every tile waiting for a DRAM round trip (3.4 -> 4.1 TB/s).
 // Each K/V tile is loaded ONCE for all query heads of the GQA group and all query rows of the request: those
@@ -147,7 +147,7 @@ constexpr bool two_small_m_stages() { return kW == 8 || D == 128; }
 // - fp8 (4 and 2 stages both leave 5 CTAs an SM, by registers): at most 2.2 CTAs an SM 1.0-1.17 slower (the deeper
 //   pipeline hides more latency a CTA); 2.4 1.04-1.08 / 0.96-0.97 / 0.86; 2.7-2.9 1.00-1.07 / 0.92-0.97 / 0.85-0.87;
 //   3.9-15.5 0.86-0.97 / 0.79-0.93 / 0.72-0.97. The kv length sets the crossing (short CTAs want depth), which a rule
-//   on the grid cannot see: 2.5 keeps the 1k losses to b=44-48 (2-7 %) and the 4k / 16k gains from there.
+//   on the grid cannot see: 2.5 keeps the 1k losses to b=44-48 (0-7 %) and the 4k / 16k gains from there.
 // - bf16 (four stages' 65 KiB leave 3 CTAs an SM, two stages' 33 KiB 5): up to 1.94 0.99-1.07; 2.2-2.9 0.93-0.99,
 //   3.9 0.76-0.83 (one wave instead of two), 7.8 0.93-0.96, 9.7 0.87-0.91, 11.6 0.98-1.01, 15.5 0.99-1.05.
 template <int D, int kW>
@@ -1493,7 +1493,8 @@ int small_m_stages(std::int64_t grid) {
 template <bool kBf16, int D, int kMinBlocks, int kFp8, int kW>
 void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
   if constexpr (has_two_stage_small_m<D, kW>()) {
-    if (small_m_stages<D, kFp8, kW>(grid) == 2) return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
+    if (small_m_stages<D, kFp8, kW>(grid) == 2)
+      return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
   }
   launch_mma<kBf16, D, old_small_m_depth<D, kFp8, kW>(), kMinBlocks, kFp8, true, kW>(a, grid, stream);
 }

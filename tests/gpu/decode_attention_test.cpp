@@ -526,8 +526,8 @@ TEST(DecodeAttention, CtaShapeRule) {
 // The pipeline depth rule (attention_decode_pipeline_stages, what launch_attention_decode runs; decode_attention.cu
 // small_m_stages): the kSmallM kernels take two stages at head_dim 128 in every CTA shape and in the wide fp8 CTAs;
 // at head_dim 64 the 4-warp kernel takes two where the grid gives the SMs at least 2.5 CTAs each (16-bit KV: more
-// than 2 and at most 10), else four; head_dim 256, the narrow CTAs at 64 and the 16-row kernel keep their depth. ATTNBENCH_DECODE_STAGES
-// forces 3 (the old depths) or 2 (where a two-stage instance is compiled).
+// than 2 and at most 10), else four; head_dim 256, the narrow CTAs at 64 and the 16-row kernel keep their depth.
+// ATTNBENCH_DECODE_STAGES forces 3 (the old depths) or 2 (where a two-stage instance is compiled).
 TEST(DecodeAttention, PipelineStagesRule) {
   ATTNBENCH_REQUIRE_GPU();
   const std::int64_t sms = make_device(DeviceChoice::cuda)->sm_count();
