@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# One device call for the decode kernel's wide fp8 CTAs (kernels/cuda/decode_attention.cu: two_small_m_stages,
-# two pipeline stages, and resolve_tail_split, trtllm_mha's tail pieces, off by default): on an H200 only (the card is
-# checked first; another card runs nothing unless ANY_CARD=1). Measurement first, so that a call cut by the
-# session's device time still brings the figures back: the binaries from .carry/bz/main.tgz or main.txz (attnbench and
-# attnbench_gpu_tests built off the device for sm_90a) when carried, else built (scripts/hopper_device_check.sh step
-# build) unless build-h200 holds them; two A/Bs of the default against an environment setting
-# (scripts/h200_decode_env_ab.sh, Llama-3.1-8B decode, fp8 and bf16, ROUNDS rounds, default 3): ENV_B1 at b = 16, 64
-# and 256 (default: the three-stage kSmallM kernels with the tail pieces, the default before 2026-12-07) and ENV_B2
-# at b = 16 (default: the tail pieces alone; the bf16 rows there: a null A/B); the issue's read-dominated fp8 decode shapes
-# (configs/fp8-evidence.toml: b=16 x 16k, b=64 and 256) on trtllm_mha and flashinfer, graph timing; then the decode
-# GPU tests; the head_dim 64 depth rule against the old depth (scripts/decode_sweep_ab.sh, GPT-OSS-20B and
-# Llama-3.2-1B, b = 36-256, kv 1k / 16k, one round); compute-sanitizer memcheck and racecheck (SANITIZERS names
-# fewer) on DecodeAttention.TailSplitAgainstCpuTwin and, with ATTNBENCH_DECODE_STAGES=2, on two tests that run
-# every head dim. Logs go to a work
-# folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after every step (a call returns
-# at most 8 files).
+# One device call for the decode kernel's wide fp8 CTAs (kernels/cuda/decode_attention.cu: two_small_m_stages, two
+# pipeline stages, and resolve_tail_split, trtllm_mha's tail pieces, off by default) on an H200 (the card is checked
+# first; on another card, unless ANY_CARD=1, only the steps from the decode GPU tests on run). Measurement first, so
+# that a call cut by the session's device time still brings the figures back: the binaries from .carry/bz/main.tgz or
+# main.txz (attnbench and attnbench_gpu_tests built off the device for sm_90a) when carried, else built
+# (scripts/hopper_device_check.sh step build) unless build-h200 holds them; two A/Bs of the default against an
+# environment setting (scripts/h200_decode_env_ab.sh, Llama-3.1-8B decode, fp8 and bf16, ROUNDS rounds, default 3):
+# ENV_B1 at b = 16, 64 and 256 (default: the three-stage kSmallM kernels with the tail pieces, the default before
+# 2026-12-07) and ENV_B2 at b = 16 (default: the tail pieces alone; the bf16 rows there: a null A/B); the issue's
+# read-dominated fp8 decode shapes (configs/fp8-evidence.toml: b=16 x 16k, b=64 and 256) on trtllm_mha and flashinfer,
+# graph timing; then the decode GPU tests; the head_dim 64 depth rule against the old depth
+# (scripts/decode_sweep_ab.sh, GPT-OSS-20B and Llama-3.2-1B, b = 36-256, kv 1k / 16k, one round); compute-sanitizer
+# memcheck and racecheck (SANITIZERS names fewer) on DecodeAttention.TailSplitAgainstCpuTwin and, with
+# ATTNBENCH_DECODE_STAGES=2, on two tests that run every head dim. Logs go to a work folder; $OUT holds gpu.txt,
+# summary.txt and all.tgz (the work folder), re-made after every step (a call returns at most 8 files).
 # Usage (repository root on the device, carrying .carry/pfx and, optionally, .carry/bz):
 #   OUT=... scripts/h200_decode_wide_check.sh
 set -uo pipefail
@@ -24,7 +23,11 @@ ENV_B2="${ENV_B2:-ATTNBENCH_DECODE_TAIL=1}"
 mkdir -p "$OUT"
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "$name" | tee "$OUT/gpu.txt"
-case "$name" in *H200*) ;; *) [ -n "${ANY_CARD:-}" ] || { echo "not an H200: nothing run"; exit 0; } ;; esac
+h200=1  # the H200-bar steps (the A/Bs and the evidence rows) on an H200 or with ANY_CARD=1; the rest on any card
+case "$name" in
+  *H200*) ;;
+  *) [ -n "${ANY_CARD:-}" ] || { h200=0; echo "not an H200: the tests, head_dim 64 and the sanitizers only"; } ;;
+esac
 W=/tmp/wide-check
 rm -rf "$W" && mkdir -p "$W" && cp "$OUT/gpu.txt" "$W/"
 t0=$(date +%s)
@@ -39,6 +42,7 @@ elif [ ! -x build-h200/attnbench ] || [ ! -x build-h200/attnbench_gpu_tests ]; t
   STAGES=build OUT="$W/build" scripts/hopper_device_check.sh 2>&1 | tail -3
 fi
 at "binaries: $(build-h200/attnbench --version 2>&1 | head -1)"
+if [ $h200 = 1 ]; then
 n=0
 for envb in "$ENV_B1" "$ENV_B2"; do
   n=$((n + 1))
@@ -52,10 +56,12 @@ timeout 200 build-h200/attnbench run --config configs/fp8-evidence.toml \
   --filter '^decode/llama-3.1-8b/L=6/b=(16/kv=16384|64|256)/' --timing graph --device cuda \
   --backend trtllm_mha,flashinfer --out "$W/final/fp8-decode.csv" >"$W/final/run.log" 2>&1
 at "final rc=$? $(tail -1 "$W/final/run.log" | cut -c1-200)"
+fi
 timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"$W/dtests.log" 2>&1
 at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
 # head_dim 64 (two_stages_at_64): the default against the old depth around the rule's thresholds, one round
-OUT="$W/d64" ENV_B='ATTNBENCH_DECODE_STAGES=3' BATCHES=36,40,64,160,256 KV_LENS=1024,16384 ROUNDS=1 BIN=build-h200/attnbench \
+OUT="$W/d64" ENV_B='ATTNBENCH_DECODE_STAGES=3' BATCHES=36,40,64,160,256 KV_LENS=1024,16384 ROUNDS=1 \
+  BIN=build-h200/attnbench \
   timeout 120 scripts/decode_sweep_ab.sh >"$W/d64.log" 2>&1
 at "head_dim 64 a/b (b: the old depth) rc=$?"; cat "$W/d64/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
 for tool in ${SANITIZERS-memcheck racecheck}; do
