@@ -703,7 +703,17 @@ void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m)
         r.fail("attnbench.name", "'" + printable(*name) + "' has a character outside [A-Za-z0-9._+-]");
     m.name = *name;
   }
-  if (auto tp = r.integer(*a, "attnbench.", "tp_size", 1, 1024)) m.tp_size = *tp;
+  if (auto tp = r.integer(*a, "attnbench.", "tp_size", 1, 1024)) {
+    // SGLang's rule, checked where the file says it (server_args.cpp checks a --tp-size override alike): the query
+    // heads split evenly over the ranks, each rank's query heads a multiple of its KV heads.
+    m.tp_size = *tp;
+    if (m.num_attention_heads % m.tp_size != 0)
+      r.fail("attnbench.tp_size", std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " +
+                                      std::to_string(m.tp_size));
+    if (m.num_qo_heads() % m.num_kv_heads() != 0)
+      r.fail("attnbench.tp_size", "query heads per rank (" + std::to_string(m.num_qo_heads()) +
+                                      ") not divisible by KV heads per rank (" + std::to_string(m.num_kv_heads()) + ")");
+  }
 }
 
 }  // namespace

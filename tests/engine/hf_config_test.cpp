@@ -455,6 +455,14 @@ TEST(HfConfig, MalformedConfigsNameTheKey) {
   EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"name": "a/b"})")),
                   "attnbench.name: 'a/b' has a character outside [A-Za-z0-9._+-]"));
   EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"tp_size": 0})")), "attnbench.tp_size: must be in [1, 1024]"));
+  // (8 attention heads, 2 KV heads: tp 16 leaves no query head on a rank, tp 3 splits them unevenly; tp 4: 2 query
+  // heads and 1 KV head (replicated) a rank, tp 8: 1 and 1.)
+  EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"tp_size": 16})")),
+                  "attnbench.tp_size: 8 attention heads are not divisible by tp 16"));
+  EXPECT_TRUE(has(parse_error(config(R"("attnbench": {"tp_size": 3})")),
+                  "attnbench.tp_size: 8 attention heads are not divisible by tp 3"));
+  EXPECT_EQ(parse(config(R"("attnbench": {"tp_size": 4})")).num_qo_heads(), 2);
+  EXPECT_EQ(parse(config(R"("attnbench": {"tp_size": 8})")).num_kv_heads(), 1);
   // Not JSON, not an object.
   EXPECT_TRUE(has(parse_error("{\"architectures\": "), "--model m.json: not valid JSON ("));
   EXPECT_TRUE(has(parse_error("[1, 2]"), "--model m.json: top level: must be a JSON object (got [1,2])"));
