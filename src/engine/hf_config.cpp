@@ -704,15 +704,9 @@ void read_attnbench_key(const ConfigReader& r, const json& root, ModelConfig& m)
     m.name = *name;
   }
   if (auto tp = r.integer(*a, "attnbench.", "tp_size", 1, 1024)) {
-    // SGLang's rule, checked where the file says it (server_args.cpp checks a --tp-size override alike): the query
-    // heads split evenly over the ranks, each rank's query heads a multiple of its KV heads.
+    // SGLang's rule, checked where the file says it (server_args.cpp checks a --tp-size override by the same helper).
     m.tp_size = *tp;
-    if (m.num_attention_heads % m.tp_size != 0)
-      r.fail("attnbench.tp_size", std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " +
-                                      std::to_string(m.tp_size));
-    if (m.num_qo_heads() % m.num_kv_heads() != 0)
-      r.fail("attnbench.tp_size", "query heads per rank (" + std::to_string(m.num_qo_heads()) +
-                                      ") not divisible by KV heads per rank (" + std::to_string(m.num_kv_heads()) + ")");
+    if (const std::string problem = m.tp_split_problem(); !problem.empty()) r.fail("attnbench.tp_size", problem);
   }
 }
 

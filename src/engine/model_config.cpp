@@ -22,6 +22,15 @@ int ModelConfig::layer_sliding_window_size(int layer) const {
   return sliding_window + sliding_window_offset;
 }
 
+std::string ModelConfig::tp_split_problem() const {
+  if (num_attention_heads % tp_size != 0)
+    return std::to_string(num_attention_heads) + " attention heads are not divisible by tp " + std::to_string(tp_size);
+  if (num_qo_heads() % num_kv_heads() != 0)
+    return "query heads per rank (" + std::to_string(num_qo_heads()) + ") not divisible by KV heads per rank (" +
+           std::to_string(num_kv_heads()) + ")";
+  return {};
+}
+
 float ModelConfig::sm_scale() const {
   if (attention_multiplier > 0.0) return static_cast<float>(attention_multiplier);
   if (query_pre_attn_scalar > 0.0) return static_cast<float>(std::pow(query_pre_attn_scalar, -0.5));

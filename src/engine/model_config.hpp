@@ -82,6 +82,10 @@ struct ModelConfig {
   DType kv_dtype() const { return is_fp8(kv_fp8) ? kv_fp8 : dtype; }  // the KV pool's storage dtype
   int num_qo_heads() const { return num_attention_heads / tp_size; }                   // per rank
   int num_kv_heads() const { return std::max(1, num_key_value_heads / tp_size); }     // per rank
+  // What keeps tp_size from splitting the heads as SGLang requires (the query heads evenly over the ranks, each
+  // rank's query heads a multiple of its KV heads; tp_size >= 1 assumed), else empty. One rule for the file's
+  // attnbench.tp_size (hf_config.cpp) and the --tp-size override (server_args.cpp).
+  std::string tp_split_problem() const;
   // True when any layer has a window (FlashInfer then builds two wrapper sets).
   bool has_sliding_window() const { return sliding_window > 0; }
   // SGLang's layer.sliding_window_size for layer `layer`: config.sliding_window - 1 on windowed layers (Cohere2:

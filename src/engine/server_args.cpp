@@ -100,12 +100,8 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   if (m.num_attention_heads < 1 || m.num_key_value_heads < 1)
     fail("--model: head counts must be positive");
   if (m.tp_size < 1) fail("--tp-size: must be at least 1");
-  if (m.num_attention_heads % m.tp_size != 0)
-    fail("--tp-size: " + m.name + "'s " + std::to_string(m.num_attention_heads) + " attention heads are not divisible by tp " +
-         std::to_string(m.tp_size) + " (--tp-size, else the model's attnbench.tp_size)");
-  if (m.num_qo_heads() % m.num_kv_heads() != 0)
-    fail("--tp-size: query heads per rank (" + std::to_string(m.num_qo_heads()) + ") not divisible by KV heads per rank (" +
-         std::to_string(m.num_kv_heads()) + ")");
+  if (const std::string problem = m.tp_split_problem(); !problem.empty())
+    fail("--tp-size: " + m.name + ": " + problem + " (--tp-size, else the model's attnbench.tp_size)");
   if (!modelled_head_dim(m.head_dim))
     fail("--model " + m.name + ": head_dim " + std::to_string(m.head_dim) +
          (m.head_dim_from.empty() ? std::string() : " (" + m.head_dim_from + ")") + " is not supported (" +

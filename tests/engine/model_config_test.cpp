@@ -24,6 +24,18 @@ TEST(ModelPresets, Llama70bAtTp8HasOneKvHeadPerRank) {
   EXPECT_EQ(m.num_attention_heads, 64);
 }
 
+TEST(ModelPresets, TpSplitProblemIsSglangsHeadRule) {
+  ModelConfig m = find_model_preset("llama-3.1-70b-tp8");  // 64 query heads, 8 KV heads
+  EXPECT_EQ(m.tp_split_problem(), "");
+  m.tp_size = 16;  // 4 query heads a rank over one replicated KV head: allowed
+  EXPECT_EQ(m.tp_split_problem(), "");
+  m.tp_size = 3;
+  EXPECT_EQ(m.tp_split_problem(), "64 attention heads are not divisible by tp 3");
+  m.num_attention_heads = 12;  // 6 query heads a rank over 4 KV heads
+  m.tp_size = 2;
+  EXPECT_EQ(m.tp_split_problem(), "query heads per rank (6) not divisible by KV heads per rank (4)");
+}
+
 TEST(ModelPresets, GemmaWindowsFiveOfEverySixLayers) {
   const ModelConfig m = find_model_preset("gemma-3-12b");
   EXPECT_TRUE(m.has_sliding_window());
