@@ -1499,23 +1499,30 @@ void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
   launch_mma<kBf16, D, old_small_m_depth<D, kFp8, kW>(), kMinBlocks, kFp8, true, kW>(a, grid, stream);
 }
 
+// f.template operator()<kW>() for the compiled kSmallM instance of `warps` warps (small_m_warps returns only those;
+// the 4-warp kernel otherwise). run_mma launches through it and attention_decode_pipeline_stages asks through it, so
+// the query names the instance the launch takes.
+template <int D, int kFp8, class F>
+decltype(auto) by_small_m_warps(int warps, F&& f) {
+  if constexpr (has_single_ctas<D>())
+    if (warps == 1) return f.template operator()<1>();
+  if constexpr (has_wide_ctas<D, kFp8>())
+    if (warps == 8) return f.template operator()<8>();
+  if (warps == 2) return f.template operator()<2>();
+  return f.template operator()<4>();
+}
+
 template <bool kBf16, int D, int kFp8 = 0>
 void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args: the tail split resolved)
   const std::int64_t grid = grid_ctas(a);
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
   if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
+    // Resident CTAs an SM scale with the warps: 4x the 4-warp kernel's for one warp, half for eight.
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
-    const int warps = small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a));
-    if (warps == 2) {
-      launch_small_m<kBf16, D, kBlocks * 2, kFp8, 2>(a, g, stream);
-    } else if (has_single_ctas<D>() && warps == 1) {  // (1 and 8 only where small_m_compiled; else the 4-warp kernel)
-      if constexpr (has_single_ctas<D>()) launch_small_m<kBf16, D, kBlocks * 4, kFp8, 1>(a, g, stream);
-    } else if (has_wide_ctas<D, kFp8>() && warps == 8) {
-      if constexpr (has_wide_ctas<D, kFp8>()) launch_small_m<kBf16, D, kBlocks / 2, kFp8, 8>(a, g, stream);
-    } else {
-      launch_small_m<kBf16, D, kBlocks, kFp8, 4>(a, g, stream);
-    }
+    by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)), [&]<int kW>() {
+      launch_small_m<kBf16, D, kBlocks * 4 / kW, kFp8, kW>(a, g, stream);
+    });
   } else
     launch_mma<kBf16, D, default_stages<D, kFp8>(), default_min_blocks<D, kFp8>(), kFp8, false>(a, g, stream);
   if (a.split && a.semaphores == nullptr) launch_merge<kBf16>(a, D, stream);
@@ -1669,19 +1676,8 @@ int attention_decode_pipeline_stages(const AttentionParams& p) {
   return by_head_dim(p, 0, [&]<int D, int kFp8>() {
     if (a.group * a.max_q_len > 8) return default_stages<D, kFp8>();
     const std::int64_t grid = grid_ctas(a);
-    switch (small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a))) {  // run_mma's choice of instance
-      case 2:
-        return small_m_stages<D, kFp8, 2>(grid);
-      case 1:
-        if constexpr (has_single_ctas<D>()) return small_m_stages<D, kFp8, 1>(grid);
-        break;
-      case 8:
-        if constexpr (has_wide_ctas<D, kFp8>()) return small_m_stages<D, kFp8, 8>(grid);
-        break;
-      default:
-        break;
-    }
-    return small_m_stages<D, kFp8, 4>(grid);
+    return by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)),
+                                     [&]<int kW>() { return small_m_stages<D, kFp8, kW>(grid); });
   });
 }
 
