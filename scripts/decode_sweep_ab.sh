@@ -21,18 +21,14 @@ KV_DTYPES="${KV_DTYPES:-fp8_e4m3 auto}"
 BACKEND="${BACKEND:-trtllm_mha}"
 LAYERS="${LAYERS:-2}"
 . "$(dirname "$0")/h200_ab_common.sh"
-ab="${BIN:-$ab}"
-for r in $(seq 1 "$ROUNDS"); do
-  for v in a b; do
-    e=($ENV_A); [ "$v" = b ] && e=($ENV_B)
-    for kv in $KV_DTYPES; do
-      kind=fp8; [ "$kv" = auto ] && kind=bf16
-      env "${e[@]}" timeout 300 "$ab" run --model "$MODELS" --mode decode --batch "$BATCHES" --kv-len "$KV_LENS" \
-        --kv-cache-dtype "$kv" --layers "$LAYERS" --page-size 64 --backend "$BACKEND" --timing graph --device cuda \
-        --time-budget 0.2 --out "$OUT/$kind-$v-$r.csv" > "$OUT/$kind-$v-$r.txt" 2>&1
-      stamp "round $r $v $kind rc=$?: $(tail -n 1 "$OUT/$kind-$v-$r.txt" | cut -c1-70)"
-    done
+run_one() {  # round, variant: each pool of KV_DTYPES
+  local kv kind
+  for kv in $KV_DTYPES; do
+    kind=fp8; [ "$kv" = auto ] && kind=bf16
+    env "${ab_env[@]}" timeout 300 "$ab" run --model "$MODELS" --mode decode --batch "$BATCHES" --kv-len "$KV_LENS" \
+      --kv-cache-dtype "$kv" --layers "$LAYERS" --page-size 64 --backend "$BACKEND" --timing graph --device cuda \
+      --time-budget 0.2 --out "$OUT/$kind-$2-$1.csv" > "$OUT/$kind-$2-$1.txt" 2>&1
+    stamp "round $1 $2 $kind rc=$?: $(tail -n 1 "$OUT/$kind-$2-$1.txt" | cut -c1-70)"
   done
-done
-scripts/ab_summary.py "$OUT" "$ROUNDS" a b | tee "$OUT/summary.txt"
-stamp done
+}
+ab_rounds run_one

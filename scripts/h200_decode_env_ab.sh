@@ -8,6 +8,7 @@
 # Usage (repository root on the device): OUT=... ENV_B='ATTNBENCH_DECODE_WARPS=2' scripts/h200_decode_env_ab.sh
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
+ENV_A=
 ENV_B="${ENV_B:?ENV_B must name the setting of variant b, e.g. ATTNBENCH_DECODE_WARPS=2}"
 ROUNDS="${ROUNDS:-2}"
 FILTER="${FILTER:-^decode/llama-3.1-8b/}"
@@ -15,16 +16,12 @@ BACKEND="${BACKEND:-trtllm_mha}"
 TIMING="${TIMING:-graph}"
 export AB_TIMING="$TIMING"
 . "$(dirname "$0")/h200_ab_common.sh"
-for r in $(seq 1 "$ROUNDS"); do
-  for v in a b; do
-    e=(); [ "$v" = b ] && e=($ENV_B)
-    for kind in fp8 bf16; do
-      cfg=configs/fp8-evidence.toml; [ "$kind" = bf16 ] && cfg=configs/pr-evidence.toml
-      env "${e[@]}" timeout 150 "$ab" run --config "$cfg" --filter "$FILTER" --timing "$TIMING" --device cuda \
-        --backend "$BACKEND" --out "$OUT/$kind-$v-$r.csv" > "$OUT/$kind-$v-$r.txt" 2>&1
-    done
-    stamp "round $r $v: $(tail -n 1 "$OUT/fp8-$v-$r.txt" | cut -c1-70)"
+run_one() {  # round, variant: both pools' rows
+  for kind in fp8 bf16; do
+    cfg=configs/fp8-evidence.toml; [ "$kind" = bf16 ] && cfg=configs/pr-evidence.toml
+    env "${ab_env[@]}" timeout 150 "$ab" run --config "$cfg" --filter "$FILTER" --timing "$TIMING" --device cuda \
+      --backend "$BACKEND" --out "$OUT/$kind-$2-$1.csv" > "$OUT/$kind-$2-$1.txt" 2>&1
   done
-done
-scripts/ab_summary.py "$OUT" "$ROUNDS" a b | tee "$OUT/summary.txt"
-stamp done
+  stamp "round $1 $2: $(tail -n 1 "$OUT/fp8-$2-$1.txt" | cut -c1-70)"
+}
+ab_rounds run_one

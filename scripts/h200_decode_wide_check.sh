@@ -61,7 +61,6 @@ timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"
 at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
 # head_dim 64 (two_stages_at_64): the default against the old depth around the rule's thresholds, one round
 OUT="$W/d64" ENV_B='ATTNBENCH_DECODE_STAGES=3' BATCHES=36,40,64,160,256 KV_LENS=1024,16384 ROUNDS=1 \
-  BIN=build-h200/attnbench \
   timeout 120 scripts/decode_sweep_ab.sh >"$W/d64.log" 2>&1
 at "head_dim 64 a/b (b: the old depth) rc=$?"; cat "$W/d64/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
 for tool in ${SANITIZERS-memcheck racecheck}; do
