@@ -117,7 +117,9 @@ TEST(LayerWindows, FlashInferRaggedExtendWindowsOnlyTheCachedKeys) {
         EXPECT_EQ(w.layer_windows, LayerWindows::cached_only) << what;
         EXPECT_TRUE(vs_cached.pass()) << what << " max_abs " << vs_cached.max_abs;
         EXPECT_FALSE(vs_windowed.pass()) << what;
-        if (prefix == 0) EXPECT_EQ(w.bytes, test::run_step(plain, backend).bytes) << what;
+        if (prefix == 0) {
+          EXPECT_EQ(w.bytes, test::run_step(plain, backend).bytes) << what;
+        }
       } else {
         EXPECT_EQ(w.layer_windows, LayerWindows::all) << what;
         EXPECT_TRUE(vs_windowed.pass()) << what << " max_abs " << vs_windowed.max_abs;

@@ -32,7 +32,7 @@ TEST(OmpEnvLimits, TheBoundIsAtLeast1024AndFourTimesTheHardwareThreads) {
 
 TEST(OmpEnvLimits, ValuesLibgompReadsWithinTheBoundPass) {
   const std::string limit = std::to_string(omp_num_threads_limit());
-  for (const std::string v : {std::string("1"), std::string("4"), std::string("4,2"), std::string("2,2,2"), limit,
+  for (const std::string& v : {std::string("1"), std::string("4"), std::string("4,2"), std::string("2,2,2"), limit,
                               limit + ",1"})
     EXPECT_NO_THROW(check_omp_num_threads(v.c_str())) << v;
   EXPECT_NO_THROW(check_omp_num_threads(nullptr));  // unset: OpenMP's default
@@ -46,7 +46,7 @@ TEST(OmpEnvLimits, MoreThreadsThanTheBoundAreRefused) {
             "OMP_NUM_THREADS '" + over + "': more than " + std::to_string(limit) +
                 " threads (attnbench's bound: max(1024, 4 x the " + hw +
                 " hardware threads); libgomp crashes creating tens of thousands)");
-  for (const std::string v : {std::string("100000"), std::string("50000"), std::string("99999999999999999999999"),
+  for (const std::string& v : {std::string("100000"), std::string("50000"), std::string("99999999999999999999999"),
                               std::string("18446744073709551617")}) {
     const std::string e = error_of([&] { check_omp_num_threads(v.c_str()); });
     EXPECT_EQ(e.rfind("OMP_NUM_THREADS '" + v + "': more than " + std::to_string(limit) + " threads (", 0), 0u) << e;
@@ -106,7 +106,9 @@ TEST(OmpEnvLimits, TheBinaryRefusesBeforeOpeningAnyFile) {
     for (std::size_t i = 0; i + 1 < lines.size(); ++i)
       EXPECT_TRUE(lines[i].empty() || lines[i] == "libgomp: Invalid value for environment variable OMP_NUM_THREADS")
           << v << ": " << lines[i];
-    if (std::string(v) == "100000" || std::string(v) == "50000") EXPECT_EQ(lines.size(), 1u) << v;
+    if (std::string(v) == "100000" || std::string(v) == "50000") {
+      EXPECT_EQ(lines.size(), 1u) << v;
+    }
     EXPECT_FALSE(std::filesystem::exists(out)) << v;
     EXPECT_FALSE(std::filesystem::exists(d.file("f.json"))) << v;
   }
