@@ -11,7 +11,8 @@
 # and 256 (default: the three-stage kSmallM kernels with the tail pieces, the default before 2026-12-07) and ENV_B2 at
 # b = 16 (default: the tail pieces alone; the bf16 rows there: a null A/B);
 # then the decode GPU tests; the head_dim 64 depth rule against the old depth
-# (scripts/decode_sweep_ab.sh, GPT-OSS-20B and Llama-3.2-1B, b = 36-256, kv 1k / 16k, one round); compute-sanitizer
+# (scripts/decode_sweep_ab.sh, GPT-OSS-20B and Llama-3.2-1B, b = 36-256, kv 1k / 16k, one round) and the 2-warp CTAs
+# against it (fp8, Llama-3.2-1B, b = 64-256); compute-sanitizer
 # memcheck and racecheck (SANITIZERS names fewer) on DecodeAttention.TailSplitAgainstCpuTwin and, with
 # ATTNBENCH_DECODE_STAGES=2, on two tests that run every head dim. Logs go to a work folder; $OUT holds gpu.txt,
 # summary.txt and all.tgz (the work folder), re-made after every step (a call returns at most 8 files).
@@ -71,6 +72,11 @@ at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n
 OUT="$W/d64" ENV_B='ATTNBENCH_DECODE_STAGES=3' BATCHES=36,40,64,160,256 KV_LENS=1024,16384 ROUNDS=1 \
   timeout 120 scripts/decode_sweep_ab.sh >"$W/d64.log" 2>&1
 at "head_dim 64 a/b (b: the old depth) rc=$?"; cat "$W/d64/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
+# head_dim 64 fp8 is latency-bound (results/h100/d64-ncu-2026-12-07/): the narrow 2-warp CTAs (more CTAs and bytes in
+# flight an SM) against the rule's 4-warp ones, Llama-3.2-1B (no windowed layer), one round
+OUT="$W/d64w2" ENV_B='ATTNBENCH_DECODE_WARPS=2' MODELS=tests/data/llama-3.2-1b.json BATCHES=64,160,256 \
+  KV_LENS=4096,16384 KV_DTYPES=fp8_e4m3 ROUNDS=1 timeout 90 scripts/decode_sweep_ab.sh >"$W/d64w2.log" 2>&1
+at "head_dim 64 fp8 a/b (b: 2-warp CTAs) rc=$?"; cat "$W/d64w2/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
 for tool in ${SANITIZERS-memcheck racecheck}; do
   timeout 300 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
     --gtest_filter=DecodeAttention.TailSplitAgainstCpuTwin >"$W/$tool.log" 2>&1
