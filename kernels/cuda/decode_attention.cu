@@ -1391,19 +1391,33 @@ std::int64_t grid_ctas(const DecodeArgs& a) {
 std::int64_t rule_grid(const DecodeArgs& a) { return a.tail ? grid_ctas(a) / kTailChunks * 2 : grid_ctas(a); }
 int rule_chunks(const DecodeArgs& a) { return a.tail ? 2 : a.num_chunks; }
 
+// f.template operator()<kW>() for the compiled kSmallM instance of `warps` warps (the 4-warp kernel for any other
+// count). run_mma launches through it and attention_decode_pipeline_stages asks through it, so
+// the query names the instance the launch takes.
+template <int D, int kFp8, class F>
+decltype(auto) by_small_m_warps(int warps, F&& f) {
+  if constexpr (has_single_ctas<D>())
+    if (warps == 1) return f.template operator()<1>();
+  if constexpr (has_wide_ctas<D, kFp8>())
+    if (warps == 8) return f.template operator()<8>();
+  if (warps == 2) return f.template operator()<2>();
+  return f.template operator()<4>();
+}
+
+// Whether the kSmallM kernel of head_dim D is compiled with CTAs of `warps` warps: by_small_m_warps takes that
+// instance, not the 4-warp fallback (one list of the compiled shapes).
+template <int D, int kFp8>
+bool small_m_compiled(int warps) {
+  return by_small_m_warps<D, kFp8>(warps, []<int kW>() { return kW; }) == warps;
+}
+
 // Warps per CTA of the kSmallM kernel for a grid of `grid` CTAs (`chunks` of them per request and KV head), with
 // `slots` 4-warp CTAs resident at once (SMs x kBlocks): a rule on the grid and the device only, so a graph replay
 // takes the kernel its capture took. 8 (wide, fp8 at head_dim <= 128) where the grid fills at most half of the
 // slots: the same CTAs, twice the warps. Where a request has at most kNarrowMaxChunks chunks: 1 (single, head_dim
 // 128) where the 4-warp grid takes three or four waves (has_single_ctas's comment), else 2 (narrow, head_dim 128
 // and 256) where it takes an even number of waves (has_narrow_ctas's). Else 4.
-// ATTNBENCH_DECODE_WARPS forces a compiled shape.
-// Whether the kSmallM kernel of head_dim D is compiled with CTAs of `warps` warps (run_mma's instances).
-template <int D, int kFp8>
-constexpr bool small_m_compiled(int warps) {
-  return warps == 4 || warps == 2 || (warps == 8 && has_wide_ctas<D, kFp8>()) || (warps == 1 && has_single_ctas<D>());
-}
-
+// ATTNBENCH_DECODE_WARPS forces a compiled shape (small_m_compiled).
 template <int D, int kFp8>
 int small_m_warps(std::int64_t grid, int chunks) {
   constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
@@ -1497,19 +1511,6 @@ void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
       return launch_mma<kBf16, D, 2, kMinBlocks, kFp8, true, kW>(a, grid, stream);
   }
   launch_mma<kBf16, D, old_small_m_depth<D, kFp8, kW>(), kMinBlocks, kFp8, true, kW>(a, grid, stream);
-}
-
-// f.template operator()<kW>() for the compiled kSmallM instance of `warps` warps (small_m_warps returns only those;
-// the 4-warp kernel otherwise). run_mma launches through it and attention_decode_pipeline_stages asks through it, so
-// the query names the instance the launch takes.
-template <int D, int kFp8, class F>
-decltype(auto) by_small_m_warps(int warps, F&& f) {
-  if constexpr (has_single_ctas<D>())
-    if (warps == 1) return f.template operator()<1>();
-  if constexpr (has_wide_ctas<D, kFp8>())
-    if (warps == 8) return f.template operator()<8>();
-  if (warps == 2) return f.template operator()<2>();
-  return f.template operator()<4>();
 }
 
 template <bool kBf16, int D, int kFp8 = 0>
