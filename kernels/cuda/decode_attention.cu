@@ -1406,9 +1406,13 @@ decltype(auto) by_small_m_warps(int warps, F&& f) {
 
 // Whether the kSmallM kernel of head_dim D is compiled with CTAs of `warps` warps: by_small_m_warps takes that
 // instance, not the 4-warp fallback (one list of the compiled shapes).
+struct InstanceWarps {  // (a named functor: a captureless template lambda draws nvcc's warning 445)
+  template <int kW>
+  int operator()() const { return kW; }
+};
 template <int D, int kFp8>
 bool small_m_compiled(int warps) {
-  return by_small_m_warps<D, kFp8>(warps, []<int kW>() { return kW; }) == warps;
+  return by_small_m_warps<D, kFp8>(warps, InstanceWarps{}) == warps;
 }
 
 // Warps per CTA of the kSmallM kernel for a grid of `grid` CTAs (`chunks` of them per request and KV head), with
