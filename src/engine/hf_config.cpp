@@ -1061,7 +1061,9 @@ ModelConfig read_hf_config(const std::string& given) {
   // a device is refused before any read, a file swapped or grown meanwhile too), without NUL bytes.
   const std::string text = read_input_file(path, "--model", static_cast<std::int64_t>(kMaxHfConfigBytes));
   const std::string shown_path = printable(path);
-  return parse_hf_config(text, shown_path, model_name_from_path(path));
+  ModelConfig m = parse_hf_config(text, shown_path, model_name_from_path(path));
+  m.source = shown_path;
+  return m;
 }
 
 }  // namespace attnbench

@@ -30,6 +30,7 @@ struct ModelConfig {
   int num_key_value_heads = 0;  // config value, all ranks
   int head_dim = 0;
   std::string head_dim_from;  // a config.json's: where head_dim came from, for errors ("derived as hidden_size ...")
+  std::string source;  // the config.json --model named (as shown in errors); empty for a preset
   int context_len = 0;          // model default context length (SGLang --context-length overrides)
   int tp_size = 1;              // tensor parallel degree the preset is for (a config.json has none: 1)
   int sliding_window = -1;      // config.sliding_window in tokens; -1: no layer has a window

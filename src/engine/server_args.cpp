@@ -103,7 +103,7 @@ void validate_server_args(const ServerArgs& a, const ModelConfig& m) {
   if (const std::string problem = m.tp_split_problem(); !problem.empty())
     fail("--tp-size: " + m.name + ": " + problem + " (--tp-size, else the model's attnbench.tp_size)");
   if (!modelled_head_dim(m.head_dim))
-    fail("--model " + m.name + ": head_dim " + std::to_string(m.head_dim) +
+    fail("--model " + (m.source.empty() ? m.name : m.source) + ": head_dim " + std::to_string(m.head_dim) +
          (m.head_dim_from.empty() ? std::string() : " (" + m.head_dim_from + ")") + " is not supported (" +
          kModelledHeadDims + ")");
 }

@@ -245,7 +245,7 @@ TEST(RealModels, Gemma2LogitCapIsDroppedAsSglangDropsIt) {
 }
 
 // Phi-3-mini (microsoft/Phi-3-mini-4k-instruct's published shape: hidden_size 3072 / 32 heads = head_dim 96):
-// a head size attnbench's kernels do not take is exit 2 naming the model and where head_dim came from, in every command.
+// a head size attnbench's kernels do not take is exit 2 naming the file and where head_dim came from, in every command.
 TEST(RealModels, UnsupportedHeadDimIsRefusedNamingWhereItCameFrom) {
   test::TempDir d;
   test::write_file(d.file("phi-3-mini.json"), R"({"architectures": ["Phi3ForCausalLM"], "model_type": "phi3",
@@ -255,7 +255,7 @@ TEST(RealModels, UnsupportedHeadDimIsRefusedNamingWhereItCameFrom) {
     SCOPED_TRACE(cmd);
     const auto r = test::run_attnbench(std::string(cmd) + " --model " + d.file("phi-3-mini.json"), d);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-    EXPECT_NE(r.err.find("--model phi-3-mini: head_dim 96 (derived as hidden_size 3072 / num_attention_heads 32) "
+    EXPECT_NE(r.err.find("--model " + d.file("phi-3-mini.json") + ": head_dim 96 (derived as hidden_size 3072 / num_attention_heads 32) "
                          "is not supported (64, 128 or 256"),
               std::string::npos)
         << r.err;
@@ -266,7 +266,7 @@ TEST(RealModels, UnsupportedHeadDimIsRefusedNamingWhereItCameFrom) {
       "max_position_embeddings": 4096, "torch_dtype": "bfloat16"})");
   const auto r = test::run_attnbench("memory --device cpu --model " + d.file("hd80.json"), d);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("--model hd80: head_dim 80 (head_dim) is not supported (64, 128 or 256"),
+  EXPECT_NE(r.err.find("--model " + d.file("hd80.json") + ": head_dim 80 (head_dim) is not supported (64, 128 or 256"),
             std::string::npos)
       << r.err;
 }
