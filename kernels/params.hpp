@@ -154,14 +154,6 @@ struct AttentionParams {
   // kv_chunk_size == kSplitKvEven: every request is cut into max_num_chunks even chunks of
   // max(kMinEvenKvChunk, round_up(ceil(kv_len / max_num_chunks), 64)) keys (decided on the device from the
   // real length, so it suits CUDA graphs; how TRTLLM's multi-CTA mode sizes its sub-sequences).
-  // kv_chunk_size == kSplitKvTail (max_num_chunks = 4; trtllm_mha's plan where the even split gives 2 chunks): a
-  // request whose visible span holds at least kTailMinSpan keys is cut into two even big chunks (0, 1) and, at the
-  // end of the span, two tail pieces (2, 3) of floor64(span / 32) keys; the CUDA grid launches every unit's big
-  // chunks first and the tail pieces after them, so the hardware hands the pieces to whichever CTA slots free up
-  // first (a one-wave grid's CTAs read at SM-dependent rates). A shorter span takes the even 2-chunk split (its
-  // tail CTAs exit at once). Where the kernel does not take it (kernels/cuda/decode_attention.cu resolve_tail_split:
-  // by default it does not, ATTNBENCH_DECODE_TAIL=1 turns it on), the launch falls back to kSplitKvEven over 2
-  // chunks. Fixed boundaries and merge order: deterministic.
   int kv_chunk_size = 0;
   const std::int32_t* kv_chunk_size_ptr = nullptr;
   int max_num_chunks = 1;
@@ -188,9 +180,6 @@ ATTNBENCH_HD float kv_v_scale(const AttentionParams& p) { return is_fp8(kv_load_
 
 inline constexpr int kSplitKvEven = -1;
 inline constexpr int kMinEvenKvChunk = 256;
-inline constexpr int kSplitKvTail = -2;
-inline constexpr int kTailChunks = 4;        // 2 big chunks + 2 tail pieces
-inline constexpr int kTailMinSpan = 8192;    // the shortest span cut into tail pieces (pieces of >= 256 keys)
 
 // Bytes of split-KV scratch an AttentionParams needs (0 without a split).
 inline std::int64_t split_kv_workspace_bytes(int total_q, int max_num_chunks, int num_qo_heads, int head_dim) {

@@ -41,10 +41,7 @@
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
 // normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink), or with merge
-// semaphores the chunks' last CTA (merge_in_kernel). kSplitKvTail (trtllm_mha's 2-chunk grids, with
-// ATTNBENCH_DECODE_TAIL=1; else the even split): two big chunks and two tail pieces a unit, the pieces queued behind
-// every unit's big chunks (resolve_tail_split). No host sync,
-// no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
+// semaphores the chunks' last CTA (merge_in_kernel). No host sync, no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
 // fp8 KV runs the MMAs in fp16 (kMmaBf16 in decode_mma_kernel: one conversion instruction per two values).
@@ -200,7 +197,6 @@ struct DecodeArgs : cuda_detail::AttentionArgs {
   float* part_o;    // [total_q, num_chunks, Hq, D]
   float* part_lse;  // [total_q, num_chunks, Hq]
   int* semaphores;  // [batch, Hkv, row_groups], zero between launches: the merge in the kernel (XQA), or nullptr
-  bool tail;        // kSplitKvTail in force (num_chunks = kTailChunks; tail_split): big chunks first, then the pieces
 };
 
 // Visible keys [lo, hi) of query row j (params.hpp: causal and window; hi >= lo).
@@ -225,9 +221,6 @@ __device__ __forceinline__ std::int64_t kv_slot(const DecodeArgs& a, int req, in
   return static_cast<std::int64_t>(kv_base) + m;  // ragged
 }
 
-// kSplitKvTail: the keys of each of the two tail pieces of a span (0: no pieces, the even 2-chunk split).
-__device__ __forceinline__ int tail_piece(int span) { return span >= kTailMinSpan ? span / 32 / 64 * 64 : 0; }
-
 // Keys [b, e) of KV chunk `chunk` (params.hpp, split-KV). Without a split, chunk 0 takes every key.
 // The even split (TRTLLM's multi-CTA mode) divides only the keys some row of the request can see,
 // [span_lo, span_hi): with a sliding window over a long sequence every chunk then holds window keys, instead
@@ -240,23 +233,6 @@ __device__ __forceinline__ void chunk_range(const DecodeArgs& a, int kv_len, int
     return;
   }
   int cs = a.kv_chunk_size_ptr ? *a.kv_chunk_size_ptr : a.kv_chunk_size;
-  if (a.tail) {  // kSplitKvTail: chunks 0, 1 the even split of the span less the pieces, chunks 2, 3 the pieces
-    const int span = max(0, span_hi - span_lo);
-    const int piece = tail_piece(span);
-    const int big_hi = span_hi - 2 * piece;
-    if (chunk >= 2) {
-      b = big_hi + (chunk - 2) * piece;
-      e = b + piece;
-      return;
-    }
-    const int even = (big_hi - span_lo + 1) / 2;
-    cs = max(kMinEvenKvChunk, (even + 63) / 64 * 64);
-    const std::int64_t b64 = span_lo + static_cast<std::int64_t>(chunk) * cs;
-    b = static_cast<int>(b64 < big_hi ? b64 : big_hi);
-    e = chunk == 1 ? big_hi : static_cast<int>(b64 + cs < big_hi ? b64 + cs : big_hi);
-    if (e < b) e = b;
-    return;
-  }
   if (cs == kSplitKvEven) {
     const int span = max(0, span_hi - span_lo);
     const int even = (span + a.num_chunks - 1) / a.num_chunks;
@@ -445,12 +421,12 @@ inline constexpr int kMaxInKernelMergeChunks = 4;
 
 template <bool kBf16, int D, int kThreads>
 __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, int kvh, int rg,
-                                             const cuda_detail::RequestView& ri, int row0, int rows_valid, int live) {
+                                             const cuda_detail::RequestView& ri, int row0, int rows_valid) {
   __shared__ int last;
   const int sem = (req * a.num_kv_heads + kvh) * a.row_groups + rg;
   __threadfence();  // this CTA's partial states are visible before it is counted
   __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(a.semaphores + sem, 1) == live - 1;  // chunks [0, live) count
+  if (threadIdx.x == 0) last = atomicAdd(a.semaphores + sem, 1) == a.num_chunks - 1;
   __syncthreads();
   if (!last) return;
   __threadfence();  // the other CTAs' partials: read past L1 below (__ldcg)
@@ -470,8 +446,8 @@ __device__ __forceinline__ void merge_in_kernel(const DecodeArgs& a, int req, in
     float4 u[kC];
 #pragma unroll
     for (int c = 0; c < kC; ++c) {
-      l[c] = c < live ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
-      u[c] = c < live ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
+      l[c] = c < C ? __ldcg(lse + static_cast<std::int64_t>(c) * Hq) : -INFINITY;
+      u[c] = c < C ? __ldcg(reinterpret_cast<const float4*>(src + static_cast<std::int64_t>(c) * Hq * D))
                    : make_float4(0.f, 0.f, 0.f, 0.f);
     }
     float M = a.sinks ? a.sinks[head] : -INFINITY;
@@ -560,20 +536,8 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   const std::uint32_t smem_base = smem_addr(smem);
 
   int bid = blockIdx.x;
-  int chunk;
-  if (!a.tail) {
-    chunk = bid % a.num_chunks;
-    bid /= a.num_chunks;
-  } else {  // every unit's two big chunks (units in the usual order), then the pieces chunk-major (tail_split)
-    const int units = a.batch_size * a.num_kv_heads * a.row_groups;
-    if (bid < 2 * units) {
-      chunk = bid % 2;
-      bid /= 2;
-    } else {
-      chunk = 2 + (bid - 2 * units) / units;
-      bid = (bid - 2 * units) % units;
-    }
-  }
+  const int chunk = bid % a.num_chunks;
+  bid /= a.num_chunks;
   const int rg = bid % a.row_groups;
   bid /= a.row_groups;
   const int kvh = bid % a.num_kv_heads;
@@ -588,10 +552,6 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
   int span_lo, span_hi, unused_lo, unused_hi;  // the keys any row of the request sees
   visible_keys(a, ri, 0, span_lo, unused_hi);
   visible_keys(a, ri, ri.q_len - 1, unused_lo, span_hi);
-  // kSplitKvTail: a span too short for pieces has 2 chunks; its pieces' CTAs leave at once (nothing written, not
-  // counted: the merge counts and reads `live` chunks).
-  const int live = !a.tail ? a.num_chunks : (tail_piece(max(0, span_hi - span_lo)) > 0 ? kTailChunks : 2);
-  if (chunk >= live) return;
   int cbeg, cend;
   chunk_range(a, ri.kv_len, span_lo, span_hi, chunk, cbeg, cend);
   const int j_first = row0 / G, j_last = (row0 + rows_valid - 1) / G;
@@ -1122,7 +1082,7 @@ __global__ void __launch_bounds__(32 * kW, kMinBlocks) decode_mma_kernel(const D
     }
   }
   if (a.split && a.semaphores != nullptr) {
-    merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid, live);
+    merge_in_kernel<kBf16, D, kThreads>(a, req, kvh, rg, ri, row0, rows_valid);
     return;
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -1386,10 +1346,6 @@ bool merge_pdl() {
 std::int64_t grid_ctas(const DecodeArgs& a) {
   return static_cast<std::int64_t>(a.batch_size) * a.num_kv_heads * a.row_groups * a.num_chunks;
 }
-// The grid and chunk count the CTA-shape rule sees: with kSplitKvTail the big chunks only (2 a unit; the pieces
-// queue behind them), so that the rule picks the shape of the 2-chunk grid the tail split refines.
-std::int64_t rule_grid(const DecodeArgs& a) { return a.tail ? grid_ctas(a) / kTailChunks * 2 : grid_ctas(a); }
-int rule_chunks(const DecodeArgs& a) { return a.tail ? 2 : a.num_chunks; }
 
 // f.template operator()<kW>() for the compiled kSmallM instance of `warps` warps (the 4-warp kernel for any other
 // count). run_mma launches through it and attention_decode_pipeline_stages asks through it, so
@@ -1457,28 +1413,6 @@ void launch_merge(const DecodeArgs& a, int head_dim, cudaStream_t stream) {
   ATTNBENCH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, decode_merge_kernel<kBf16>, a, head_dim));
 }
 
-// kSplitKvTail's queued tail pieces (params.hpp), with ATTNBENCH_DECODE_TAIL=1 only (an A/B knob; else the even split
-// over 2 chunks): taken where the 2-chunk grid runs wide CTAs (fp8 at head_dim <= 128, at most 8 query rows a unit,
-// the grid filling at most half the 4-warp slots: one wave of 8-warp CTAs, e.g. Llama-3.1-8B b=16) and the merge
-// runs in the kernel. Why they were the default: per-CTA timestamps of that grid with three-stage wide CTAs
-// (results/h200/fp8/cta-trace-2026-12-02/) showed each CTA's rate set by its SM (correlation 0.96 between the two
-// CTAs of an SM; SMs 32-43 and 78-87 ~15 % faster than most): with equal chunks the slowest CTAs set the span
-// (137 µs against a 126 µs mean), and pieces queued after the big chunks went to the slots that free up first
-// (H200 b=16 x 16k: 1.2 % faster). Why they are not: with two stages (two_small_m_stages) the SMs read at nearly
-// one rate (H100 trace, results/h100/wide-stages-2026-12-07/: big-CTA times 158-174 µs against 127-184 with three),
-// so the pieces only add CTAs and a 4-way merge: b=16 x 16k 0.8-0.9 % slower than the even split there (3 rounds).
-template <int D, int kFp8>
-void resolve_tail_split(DecodeArgs& a) {
-  if (!a.tail) return;
-  const char* e = std::getenv("ATTNBENCH_DECODE_TAIL");
-  const bool knob_on = e != nullptr && std::string(e) == "1";
-  const bool wide = a.group * a.max_q_len <= 8 && small_m_warps<D, kFp8>(rule_grid(a), 2) == 8;
-  if (wide && a.semaphores != nullptr && knob_on) return;
-  a.tail = false;
-  a.num_chunks = 2;
-  a.kv_chunk_size = kSplitKvEven;
-}
-
 // Whether the 4-warp kSmallM kernel at head_dim 64 takes two stages for a grid of `grid` CTAs (a rule on the grid
 // and the device only, so a graph replay takes the kernel its capture took; has_two_stage_small_m's comment).
 template <int kFp8>
@@ -1518,14 +1452,14 @@ void launch_small_m(const DecodeArgs& a, unsigned grid, cudaStream_t stream) {
 }
 
 template <bool kBf16, int D, int kFp8 = 0>
-void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args: the tail split resolved)
+void run_mma(const DecodeArgs& a, cudaStream_t stream) {  // (a from launch_args)
   const std::int64_t grid = grid_ctas(a);
   if (grid > 0x7fffffff) throw Unsupported("attention_decode: grid of " + std::to_string(grid) + " CTAs is too large");
   const unsigned g = static_cast<unsigned>(grid);
   if (a.group * a.max_q_len <= 8) {  // one m-tile of at most 8 rows: the transposed PV (kSmallM)
     // Resident CTAs an SM scale with the warps: 4x the 4-warp kernel's for one warp, half for eight.
     constexpr int kBlocks = default_min_blocks<D, kFp8, true>();
-    by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)), [&]<int kW>() {
+    by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(grid_ctas(a), a.num_chunks), [&]<int kW>() {
       launch_small_m<kBf16, D, kBlocks * 4 / kW, kFp8, kW>(a, g, stream);
     });
   } else
@@ -1575,9 +1509,6 @@ void check_params(const AttentionParams& p) {
       if (!p.kv_indptr) bad("ragged addressing needs kv_indptr");
       break;
   }
-  if (p.kv_chunk_size == kSplitKvTail && p.kv_chunk_size_ptr == nullptr && p.max_num_chunks != kTailChunks)
-    bad("kSplitKvTail needs max_num_chunks == " + std::to_string(kTailChunks) + ", got " +
-        std::to_string(p.max_num_chunks));
   if (p.qo_indptr ? p.max_q_len <= 0 : p.q_len_per_req <= 0)
     bad(p.qo_indptr ? "max_q_len must be positive with qo_indptr" : "q_len_per_req must be positive");
 }
@@ -1597,7 +1528,6 @@ DecodeArgs make_args(const AttentionParams& p) {
   a.num_chunks = a.split ? p.max_num_chunks : 1;
   a.kv_chunk_size = p.kv_chunk_size;
   a.kv_chunk_size_ptr = p.kv_chunk_size_ptr;
-  a.tail = a.split && p.kv_chunk_size_ptr == nullptr && p.kv_chunk_size == kSplitKvTail;  // (resolve_tail_split)
   return a;
 }
 
@@ -1645,15 +1575,10 @@ R by_head_dim(const AttentionParams& p, R fallback, F&& f) {
 }
 
 // The DecodeArgs a tensor-core launch of p passes, all but the workspace pointers: the merge's semaphores where it
-// merges in the kernel, kSplitKvTail resolved (resolve_tail_split). The launch and the host queries below share it,
-// so a query answers what the launch does.
+// merges in the kernel. The launch and the host queries below share it, so a query answers what the launch does.
 DecodeArgs launch_args(const AttentionParams& p) {
   DecodeArgs a = make_args(p);
   if (merges_in_kernel(a, p)) a.semaphores = p.merge_semaphores;
-  a.tail = by_head_dim(p, false, [&]<int D, int kFp8>() {
-    resolve_tail_split<D, kFp8>(a);
-    return a.tail;
-  });
   return a;
 }
 
@@ -1663,15 +1588,11 @@ bool attention_decode_merges_in_kernel(const AttentionParams& p) {
   return decode_detail::merges_in_kernel(decode_detail::make_args(p), p);
 }
 
-bool attention_decode_tail_split(const AttentionParams& p) {
-  return decode_detail::takes_mma(p) && decode_detail::launch_args(p).tail;
-}
-
 int attention_decode_cta_warps(const AttentionParams& p) {
   using namespace decode_detail;
   const DecodeArgs a = launch_args(p);
   if (a.group * a.max_q_len > 8) return kWarps;
-  return by_head_dim(p, kWarps, [&]<int D, int kFp8>() { return small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)); });
+  return by_head_dim(p, kWarps, [&]<int D, int kFp8>() { return small_m_warps<D, kFp8>(grid_ctas(a), a.num_chunks); });
 }
 
 int attention_decode_pipeline_stages(const AttentionParams& p) {
@@ -1681,7 +1602,7 @@ int attention_decode_pipeline_stages(const AttentionParams& p) {
   return by_head_dim(p, 0, [&]<int D, int kFp8>() {
     if (a.group * a.max_q_len > 8) return default_stages<D, kFp8>();
     const std::int64_t grid = grid_ctas(a);
-    return by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(rule_grid(a), rule_chunks(a)),
+    return by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(grid_ctas(a), a.num_chunks),
                                      [&]<int kW>() { return small_m_stages<D, kFp8, kW>(grid); });
   });
 }
@@ -1731,7 +1652,7 @@ void launch_attention_decode(const AttentionParams& p, void* stream) {
     }
   }
   if (p.head_dim <= kGenericMaxHeadDim) {
-    a.split = a.tail = false;
+    a.split = false;
     a.num_chunks = 1;
     a.semaphores = nullptr;
     return run_generic(a, p.dtype, p.head_dim, s);

@@ -17,16 +17,13 @@ void launch_attention_decode(const AttentionParams& p, void* stream);   // kerne
 // Whether launch_attention_decode's tensor-core path merges p's split-KV chunks inside the decode kernel
 // (merge_semaphores; XQA's multi-block mode) rather than in a merge kernel.
 bool attention_decode_merges_in_kernel(const AttentionParams& p);
-// Warps per CTA that launch_attention_decode's tensor-core path gives p (2, 4 or 8: the grid rule of
+// Warps per CTA that launch_attention_decode's tensor-core path gives p (1, 2, 4 or 8: the grid rule of
 // decode_attention.cu's small_m_warps, or ATTNBENCH_DECODE_WARPS); 4 where the rule does not apply. Needs a device.
 int attention_decode_cta_warps(const AttentionParams& p);
 // Pipeline stages of the kernel launch_attention_decode's tensor-core path runs for p (decode_attention.cu
 // small_m_stages for the kSmallM kernels: the grid rule or ATTNBENCH_DECODE_STAGES; default_stages for the rest);
 // 0 where it takes the generic kernel. Needs a device.
 int attention_decode_pipeline_stages(const AttentionParams& p);
-// Whether launch_attention_decode's tensor-core path queues p's tail pieces (kv_chunk_size kSplitKvTail and
-// ATTNBENCH_DECODE_TAIL=1; else it runs the even 2-chunk split). Needs a device.
-bool attention_decode_tail_split(const AttentionParams& p);
 // The decode op through its slow generic kernel (one warp per row and head, fp32 math, no split-KV), any dtype:
 // an independent GPU cross-check for the fast path on shapes too large for the CPU twin.
 void launch_attention_decode_generic(const AttentionParams& p, void* stream);

@@ -547,14 +547,6 @@ void TrtllmMhaImpl::attend_decode(const AttentionParams& base, int q_len_per_req
   const std::int64_t max_grid = 2LL * device_.sm_count();
   p.max_num_chunks = static_cast<int>(std::max<std::int64_t>(1, max_grid / std::max<std::int64_t>(1, units)));
   p.kv_chunk_size = p.max_num_chunks > 1 ? kSplitKvEven : 0;
-  // Two chunks a unit (one wave of CTAs): the kernel may queue two tail pieces behind the big chunks, which the
-  // CTA slots that free up first take (kernels/params.hpp kSplitKvTail; attnbench's balance, not XQA's plan: XQA's
-  // SM90 rule gives one sub-sequence here). Off unless ATTNBENCH_DECODE_TAIL=1 (decode_attention.cu
-  // resolve_tail_split says why): the even 2-chunk split then runs.
-  if (p.max_num_chunks == 2) {
-    p.max_num_chunks = kTailChunks;
-    p.kv_chunk_size = kSplitKvTail;
-  }
   p.workspace = static_cast<char*>(workspace_buffer_->data()) + kXqaSemaphoreBytes;
   p.workspace_bytes = split_kv_workspace_bytes(p.total_q, p.max_num_chunks, num_qo_heads_, head_dim_);
   if (p.workspace_bytes > workspace_buffer_->bytes() - kXqaSemaphoreBytes)

@@ -37,7 +37,7 @@ namespace {
 #define ATTNBENCH_REQUIRE_GPU() \
   if (!gpu_availability().usable) GTEST_SKIP() << gpu_availability().detail
 
-enum class Split { none, fixed, even, via_ptr, tail };
+enum class Split { none, fixed, even, via_ptr };
 
 struct Spec {
   DType dtype = DType::bf16;
@@ -63,7 +63,7 @@ struct Spec {
 
   std::string name() const {
     static const char* addr[] = {"ragged", "token", "block"};
-    static const char* sp[] = {"none", "fixed", "even", "ptr", "tail"};
+    static const char* sp[] = {"none", "fixed", "even", "ptr"};
     std::string s = std::string(dtype_name(dtype)) + (is_fp8(kv_fp8) ? "+" + std::string(dtype_name(kv_fp8)) : "") + " hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) +
                     " D=" + std::to_string(dim) + " " + addr[static_cast<int>(addressing)];
     if (addressing == KvAddressing::block_table) s += " p=" + std::to_string(page_size);
@@ -264,7 +264,7 @@ DeviceCase to_device(Device& dev, HostCase& h) {
   const Spec& s = h.s;
   if (s.split != Split::none) {
     p.max_num_chunks = s.max_chunks;
-    p.kv_chunk_size = s.split == Split::even ? kSplitKvEven : (s.split == Split::tail ? kSplitKvTail : s.chunk);
+    p.kv_chunk_size = s.split == Split::even ? kSplitKvEven : s.chunk;
     if (s.split == Split::via_ptr) {
       d.chunk_ptr = upload(dev, std::vector<std::int32_t>{s.chunk}, "test.kv_chunk_size");
       p.kv_chunk_size = 12345;  // must be ignored: the pointer wins
@@ -939,14 +939,13 @@ TEST(DecodeAttention, SplitKvMergedInKernel) {
   check_twice(many, false);
 }
 
-// trtllm_mha's tail split (kSplitKvTail: two big chunks a unit, then two queued tail pieces of spans >= 8192 keys):
-// with ATTNBENCH_DECODE_TAIL=1, taken where the 2-chunk grid runs 8-warp fp8 CTAs and merges in the kernel, else the
-// even 2-chunk split; without the knob, never. Each case against the CPU twin, launched twice (bit-identical, the
-// semaphores back at zero); spans below kTailMinSpan give the even 2-chunk split's bits exactly.
-TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
+// trtllm_mha's plan where a few (request, KV head) units fill one wave (Llama-3.1-8B b=16: 2 chunks a unit, the even
+// split, merged in the kernel through its semaphores): with an fp8 pool the 8-warp CTAs, with a 16-bit pool the
+// 4-warp ones; windows, verify rows, both addressings. Each case against the CPU twin, launched twice
+// (bit-identical, the semaphores back at zero).
+TEST(DecodeAttention, TwoChunkOneWaveGridAgainstCpuTwin) {
   ATTNBENCH_REQUIRE_GPU();
   auto dev = make_device(DeviceChoice::cuda);
-  ScopedEnv tail_on("ATTNBENCH_DECODE_TAIL", "1");
   auto groups = merge_groups;
   auto output_of = [&](DeviceCase& d) {
     dev->memset(d.o.data(), 0xFF, d.o.bytes());
@@ -957,26 +956,27 @@ TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
     dev->synchronize();
     return o;
   };
-  auto check = [&](Spec s, bool tail) {
+  auto check = [&](Spec s, int warps) {
     SCOPED_TRACE(s.name());
     HostCase h = make_case(s);
     DeviceCase d = to_device(*dev, h);
-    EXPECT_EQ(attention_decode_tail_split(d.p), tail) << "not the split this case is for";
+    EXPECT_EQ(attention_decode_cta_warps(d.p), warps) << "not the CTA shape this case is for";
+    EXPECT_TRUE(attention_decode_merges_in_kernel(d.p));
     expect_two_launches_match(*dev, h, d);
     EXPECT_TRUE(output_of(d) == output_of(d)) << "two launches differ";
     if (d.semaphores.allocated()) expect_semaphores_zero(*dev, d);
   };
   std::uint64_t seed = 1700;
-  Spec base;  // Llama-3.1-8B's heads: the 8-warp fp8 grid of a few requests
+  Spec base;  // Llama-3.1-8B's heads: the one-wave fp8 grid of a few requests
   base.hq = 32;
   base.hkv = 8;
   base.page_size = 64;
   base.kv_fp8 = DType::fp8_e4m3;
   base.k_scale = 0.75f;
   base.v_scale = 1.25f;
-  base.split = Split::tail;
-  base.max_chunks = kTailChunks;
-  base.kv_lens = {1, 100, 2000, kTailMinSpan - 1, kTailMinSpan, 16385, 20000};
+  base.split = Split::even;
+  base.max_chunks = 2;
+  base.kv_lens = {1, 100, 2000, 8191, 8192, 16385, 20000};
   base.sinks = true;
   for (KvAddressing addr : {KvAddressing::block_table, KvAddressing::token_indices})
     for (DType dt : {DType::bf16, DType::fp16}) {
@@ -985,14 +985,14 @@ TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
       s.dtype = dt;
       s.seed = ++seed;
       s.semaphores = groups(s);
-      check(s, true);
+      check(s, 8);
     }
-  Spec win = base;  // a window of >= kTailMinSpan keys is cut; a shorter one is not
+  Spec win = base;  // a window over long and short sequences
   win.window_left = 9000;
   win.kv_lens = {20000, 9500, 300};
   win.seed = ++seed;
   win.semaphores = groups(win);
-  check(win, true);
+  check(win, 8);
   Spec verify = base;  // 4 query rows of 2 heads (8 rows: the same kernel), explicit positions
   verify.hq = 16;
   verify.q_len = 4;
@@ -1000,35 +1000,12 @@ TEST(DecodeAttention, TailSplitAgainstCpuTwin) {
   verify.kv_lens = {16385, 3000, 12000};
   verify.seed = ++seed;
   verify.semaphores = groups(verify);
-  check(verify, true);
-  // The even 2-chunk split instead: a 16-bit pool (4-warp CTAs), the merge kernel (no semaphores).
-  Spec bf = base;
+  check(verify, 8);
+  Spec bf = base;  // a 16-bit pool: 4-warp CTAs over the same split
   bf.kv_fp8 = DType::bf16;
   bf.seed = ++seed;
   bf.semaphores = groups(bf);
-  check(bf, false);
-  Spec no_sem = base;
-  no_sem.seed = ++seed;
-  check(no_sem, false);
-  {  // the default, without the knob: the even 2-chunk split on the grid the knob would cut
-    ScopedEnv tail_off("ATTNBENCH_DECODE_TAIL", nullptr);
-    Spec dflt = base;
-    dflt.seed = ++seed;
-    dflt.semaphores = groups(dflt);
-    check(dflt, false);
-  }
-  // Spans below kTailMinSpan: the bits of the even split over 2 chunks.
-  Spec short_tail = base;
-  short_tail.kv_lens = {1, 64, 700, 4097, kTailMinSpan - 1};
-  short_tail.seed = ++seed;
-  short_tail.semaphores = groups(short_tail);
-  Spec short_even = short_tail;
-  short_even.split = Split::even;
-  short_even.max_chunks = 2;
-  HostCase ht = make_case(short_tail), he = make_case(short_even);
-  DeviceCase dt = to_device(*dev, ht), de = to_device(*dev, he);
-  ASSERT_TRUE(attention_decode_tail_split(dt.p));
-  EXPECT_TRUE(output_of(dt) == output_of(de)) << "short spans: not the even 2-chunk split's output";
+  check(bf, 4);
 }
 
 TEST(DecodeAttention, GenericPath) {
