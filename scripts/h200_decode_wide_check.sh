@@ -12,13 +12,14 @@
 # head_dim 64 depth rule against the old depth (scripts/decode_sweep_ab.sh, GPT-OSS-20B and Llama-3.2-1B, b = 36-256,
 # kv 1k / 16k, one round); compute-sanitizer memcheck and racecheck (SANITIZERS names fewer) on
 # DecodeAttention.TwoChunkOneWaveGridAgainstCpuTwin and, with ATTNBENCH_DECODE_STAGES=2, on two tests that run every
-# head dim. Logs go to a work folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after
+# head dim (ABS=0 leaves both A/Bs out). Logs go to a work folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after
 # every step (a call returns at most 8 files).
 # Usage (repository root on the device, carrying .carry/pfx and, optionally, .carry/bz):
 #   OUT=... scripts/h200_decode_wide_check.sh
 set -uo pipefail
 OUT="${OUT:?OUT must name the output folder}"
 ENV_B1="${ENV_B1:-ATTNBENCH_DECODE_STAGES=3}"
+ABS="${ABS:-1}"  # 0: no A/B (the evidence rows, the tests and the sanitizers only)
 mkdir -p "$OUT"
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "$name" | tee "$OUT/gpu.txt"
@@ -57,16 +58,20 @@ for r in csv.DictReader(open(sys.argv[1])):
               r["backend"], r["status"], r["forward_median_us"][:7], r["tb_per_s"][:5], float(r["tb_per_s"]) / copy,
               r["bw_fraction"][:5]))
 PY
+if [ "$ABS" = 1 ]; then
 OUT="$W/ab1" FILTER='^decode/llama-3.1-8b/L=6/b=(16|64|256)/' ENV_B="$ENV_B1" ROUNDS="${ROUNDS:-3}" \
   BACKEND=trtllm_mha timeout 240 scripts/h200_decode_env_ab.sh >"$W/ab1.log" 2>&1
 at "a/b 1 (b: $ENV_B1) rc=$?"; cat "$W/ab1/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
 fi
+fi
 timeout 200 build-h200/attnbench_gpu_tests --gtest_filter='DecodeAttention.*' >"$W/dtests.log" 2>&1
 at "decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$W/dtests.log" | tr '\n' ' ')"
 # head_dim 64 (two_stages_at_64): the default against the old depth around the rule's thresholds, one round
+if [ "$ABS" = 1 ]; then
 OUT="$W/d64" ENV_B='ATTNBENCH_DECODE_STAGES=3' BATCHES=36,40,64,160,256 KV_LENS=1024,16384 ROUNDS=1 \
   timeout 120 scripts/decode_sweep_ab.sh >"$W/d64.log" 2>&1
 at "head_dim 64 a/b (b: the old depth) rc=$?"; cat "$W/d64/summary.txt" 2>/dev/null | tee -a "$OUT/summary.txt"
+fi
 for tool in ${SANITIZERS-memcheck racecheck}; do
   timeout 300 compute-sanitizer --tool $tool build-h200/attnbench_gpu_tests \
     --gtest_filter=DecodeAttention.TwoChunkOneWaveGridAgainstCpuTwin >"$W/$tool.log" 2>&1
