@@ -12,8 +12,8 @@
 # head_dim 64 depth rule against the old depth (scripts/decode_sweep_ab.sh, GPT-OSS-20B and Llama-3.2-1B, b = 36-256,
 # kv 1k / 16k, one round); compute-sanitizer memcheck and racecheck (SANITIZERS names fewer) on
 # DecodeAttention.TwoChunkOneWaveGridAgainstCpuTwin and, with ATTNBENCH_DECODE_STAGES=2, on two tests that run every
-# head dim (ABS=0 leaves both A/Bs out). Logs go to a work folder; $OUT holds gpu.txt, summary.txt and all.tgz (the work folder), re-made after
-# every step (a call returns at most 8 files).
+# head dim (ABS=0 leaves both A/Bs out). Logs go to a work folder; $OUT holds gpu.txt, summary.txt and all.tgz (the
+# work folder), re-made after every step (a call returns at most 8 files).
 # Usage (repository root on the device, carrying .carry/pfx and, optionally, .carry/bz):
 #   OUT=... scripts/h200_decode_wide_check.sh
 set -uo pipefail
