@@ -126,7 +126,8 @@ constexpr int smem_bytes() {
 // the SMs read at nearly one rate (per-CTA trace, H100, Llama-3.1-8B e4m3 b=16 x 16k: big-CTA times 158-174 µs
 // against 127-184 with three stages). H100 SXM, trtllm_mha, graph, forward µs a layer, 2 stages and the even split
 // / 3 stages and the tail pieces (the default before; results/h100/wide-stages-2026-12-07/): b=16 kv 1k / 4k / 16k
-// 0.976 / 0.968 / 0.962 (16k: 185.3 µs, 0.95 of the copy bandwidth); bf16 within 0.3 %.
+// 0.976 / 0.968 / 0.962 (16k: 185.3 µs, 0.95 of the copy bandwidth); bf16 within 0.3 %. H200
+// (results/h200/fp8/wide-check-2026-12-07/): 0.987 / 0.972 / 0.963 (16k: 138.1 µs, 0.91 of the copy bandwidth).
 template <int D, int kFp8>
 constexpr bool has_wide_ctas() { return kFp8 != 0 && D <= 128; }
 // Two pipeline stages in the kSmallM kernels (launch_small_m; ATTNBENCH_DECODE_STAGES=3 takes the depths before
