@@ -41,7 +41,8 @@
 // Split-KV (flash-decoding): the grid has max_num_chunks CTAs per unit; each finds its key range on the device
 // (fixed chunks from *kv_chunk_size_ptr or kv_chunk_size; kSplitKvEven from the real kv length), writes a
 // normalised partial o and its lse, and a second kernel merges the chunks (and adds the sink), or with merge
-// semaphores the chunks' last CTA (merge_in_kernel). No host sync, no allocation, grid sized from batch_size / heads / max_q_len / max_num_chunks only: capturable.
+// semaphores the chunks' last CTA (merge_in_kernel). No host sync, no allocation, grid sized from batch_size /
+// heads / max_q_len / max_num_chunks only: capturable.
 // Measured on the H200 (bf16, 32/8 heads, D 128; scripts/gpu_check.sh): 4.13-4.47 TB/s of KV at B*L >= 64*4k
 // (0.98-1.06 of the copy bandwidth), token indices within 1% of the block table, B=1 L=32k split 2.39 TB/s.
 // fp8 KV runs the MMAs in fp16 (kMmaBf16 in decode_mma_kernel: one conversion instruction per two values).
@@ -1603,7 +1604,7 @@ int attention_decode_pipeline_stages(const AttentionParams& p) {
   return by_head_dim(p, 0, [&]<int D, int kFp8>() {
     if (a.group * a.max_q_len > 8) return default_stages<D, kFp8>();
     const std::int64_t grid = grid_ctas(a);
-    return by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(grid_ctas(a), a.num_chunks),
+    return by_small_m_warps<D, kFp8>(small_m_warps<D, kFp8>(grid, a.num_chunks),
                                      [&]<int kW>() { return small_m_stages<D, kFp8, kW>(grid); });
   });
 }
